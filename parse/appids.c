@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/* appids: the appid -> name#instance table; see appids.h. */
+#include "appids.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t slot_of(const struct appid_table *t, uint32_t appid)
+{
+	return (size_t)(((uint64_t)appid * 0x9e3779b97f4a7c15ull) >> 32) &
+		t->index_mask;
+}
+
+void appids_init(struct appid_table *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void appids_free(struct appid_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].name);
+		free(t->v[i].path);
+	}
+	free(t->v);
+	free(t->index);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Grow the index to twice the entries (at least 64 slots) and rehash. */
+static int rehash(struct appid_table *t)
+{
+	size_t nslots = 64;
+	uint32_t *index;
+
+	while (nslots < 2 * (t->n + 1))
+		nslots *= 2;
+	index = calloc(nslots, sizeof(*index));
+	if (!index)
+		return -1;
+	free(t->index);
+	t->index = index;
+	t->index_mask = nslots - 1;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = slot_of(t, t->v[i].appid);
+
+		while (t->index[j])
+			j = (j + 1) & t->index_mask;
+		t->index[j] = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+static struct appid_info *lookup(const struct appid_table *t, uint32_t appid)
+{
+	if (!t->index)
+		return NULL;
+	for (size_t j = slot_of(t, appid); t->index[j];
+	     j = (j + 1) & t->index_mask)
+		if (t->v[t->index[j] - 1].appid == appid)
+			return &t->v[t->index[j] - 1];
+	return NULL;
+}
+
+const struct appid_info *appids_find(const struct appid_table *t,
+				     uint32_t appid)
+{
+	return lookup(t, appid);
+}
+
+int appids_add(struct appid_table *t, const struct sleepy_appid *a)
+{
+	struct appid_info *e = lookup(t, a->appid);
+	char *name = strndup(a->name, a->name_len);
+	char *path = strndup(a->path, a->path_len);
+
+	if (!name || !path)
+		goto nomem;
+	if (e) {
+		t->duplicates++;
+		free(e->name);
+		free(e->path);
+	} else {
+		if (t->n >= UINT32_MAX - 1)
+			goto nomem;
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 64;
+			struct appid_info *v = realloc(t->v, cap * sizeof(*v));
+
+			if (!v)
+				goto nomem;
+			t->v = v;
+			t->cap = cap;
+		}
+		/* Keep the index at most half full. */
+		if (2 * (t->n + 1) > t->index_mask + 1 || !t->index) {
+			if (rehash(t))
+				goto nomem;
+		}
+		e = &t->v[t->n];
+		for (size_t j = slot_of(t, a->appid);; j = (j + 1) &
+		     t->index_mask) {
+			if (!t->index[j]) {
+				t->index[j] = (uint32_t)(++t->n);
+				break;
+			}
+		}
+	}
+	e->appid = a->appid;
+	e->instance = a->instance;
+	e->pid = a->pid;
+	e->parent_appid = a->parent_appid;
+	e->origin = a->origin;
+	e->flags = a->flags;
+	e->time_ns = a->time_ns;
+	e->name = name;
+	e->path = path;
+	return 0;
+nomem:
+	free(name);
+	free(path);
+	return -1;
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/* counts: the (appid, ip) -> samples hash table; see counts.h. */
+#include "counts.h"
+
+#include <stdlib.h>
+
+#define INITIAL_SLOTS 1024
+
+int counts_init(struct count_table *t)
+{
+	t->slots = calloc(INITIAL_SLOTS, sizeof(*t->slots));
+	t->mask = INITIAL_SLOTS - 1;
+	t->used = 0;
+	return t->slots ? 0 : -1;
+}
+
+void counts_free(struct count_table *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->mask = 0;
+	t->used = 0;
+}
+
+int counts_grow(struct count_table *t)
+{
+	struct count_table bigger;
+	size_t nslots = (t->mask + 1) * 2;
+
+	if (nslots > SIZE_MAX / sizeof(*t->slots) / 2)
+		return -1;
+	bigger.slots = calloc(nslots, sizeof(*bigger.slots));
+	if (!bigger.slots)
+		return -1;
+	bigger.mask = nslots - 1;
+	bigger.used = t->used;
+	for (size_t i = 0; i <= t->mask; i++) {
+		const struct count_entry *e = &t->slots[i];
+		size_t j;
+
+		if (e->count == 0)
+			continue;
+		j = counts_hash(e->appid, e->ip) & bigger.mask;
+		while (bigger.slots[j].count != 0)
+			j = (j + 1) & bigger.mask;
+		bigger.slots[j] = *e;
+	}
+	free(t->slots);
+	*t = bigger;
+	return 0;
+}
+
+int counts_project(const struct count_table *src, struct count_table *dst,
+		   uint32_t appid_mask, uint64_t ip_mask)
+{
+	for (size_t i = 0; i <= src->mask; i++) {
+		const struct count_entry *e = &src->slots[i];
+
+		if (e->count && counts_add(dst, e->appid & appid_mask,
+					   e->ip & ip_mask, e->count))
+			return -1;
+	}
+	return 0;
+}
+
+struct count_entry *counts_entries(const struct count_table *t)
+{
+	struct count_entry *v = malloc((t->used ? t->used : 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i <= t->mask; i++)
+		if (t->slots[i].count)
+			v[n++] = t->slots[i];
+	return v;
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * reader: a streaming reader of sleepy session files.
+ *
+ * The file is read through a fixed-size buffer, one record at a time, so
+ * memory does not depend on the file's size. sleepy_reader_next() checks
+ * every record of a known type against the format (fixed part present,
+ * strings NUL-terminated inside the record, ...) before returning it, so the
+ * sleepy_get_*() decoders below need no checks of their own. Records of
+ * unknown types are returned too, for the caller to skip.
+ *
+ * Errors carry a message and, for format errors, the byte offset where the
+ * problem is: the start of the offending record, or for the file header the
+ * offset of the offending field (0 for the magic and for a truncated header,
+ * 8 for the version, 12 for header_size).
+ */
+#ifndef SLEEPY_PARSE_READER_H
+#define SLEEPY_PARSE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <linux/sleepy.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the reader decodes the little-endian sleepy format in place"
+#endif
+
+/* Fixed parts of the known record types, header included. */
+#define SLEEPY_SAMPLE_SIZE	sizeof(struct sleepy_rec_sample)	/* 36 */
+#define SLEEPY_SAMPLE_UIP_SIZE	(SLEEPY_SAMPLE_SIZE + sizeof(__u64))	/* 44 */
+#define SLEEPY_APPID_SIZE	sizeof(struct sleepy_rec_appid)	/* 36 */
+#define SLEEPY_MMAP_SIZE	sizeof(struct sleepy_rec_mmap)	/* 68 */
+#define SLEEPY_STATS_SIZE	sizeof(struct sleepy_rec_stats)	/* 384 */
+
+/* The largest header_size accepted (extra header bytes are skipped). */
+#define SLEEPY_MAX_HEADER_SIZE	4096
+
+enum sleepy_reader_status {
+	SLEEPY_OK = 0,
+	SLEEPY_ERR_FORMAT,	/* the file is not a valid session file */
+	SLEEPY_ERR_IO,		/* open or read failed; see sys_errno */
+	SLEEPY_ERR_NOMEM,
+};
+
+struct sleepy_reader;
+
+/* One record; data points into the reader's buffer until the next call. */
+struct sleepy_record {
+	uint16_t type;			/* enum sleepy_rec_type, or unknown */
+	uint16_t size;			/* whole record, header included */
+	uint64_t offset;		/* of the record in the file */
+	const unsigned char *data;	/* size bytes, from the header on */
+};
+
+/*
+ * Open path ("-" for standard input) and read and check the file header.
+ * Returns NULL only when out of memory; otherwise check
+ * sleepy_reader_status(): on an error the reader can only report it and
+ * be closed.
+ */
+struct sleepy_reader *sleepy_reader_open(const char *path);
+void sleepy_reader_close(struct sleepy_reader *r);
+
+/* The file header, with release and machine NUL-terminated. */
+const struct sleepy_file_header *sleepy_reader_header(
+	const struct sleepy_reader *r);
+
+/*
+ * The next record into *rec: returns 1, 0 at the end of the file, -1 on an
+ * error (then see the functions below; later calls return -1 again).
+ */
+int sleepy_reader_next(struct sleepy_reader *r, struct sleepy_record *rec);
+
+enum sleepy_reader_status sleepy_reader_status(const struct sleepy_reader *r);
+/* What went wrong, without the file name or the offset. */
+const char *sleepy_reader_error(const struct sleepy_reader *r);
+/* SLEEPY_ERR_FORMAT: where. */
+uint64_t sleepy_reader_error_offset(const struct sleepy_reader *r);
+/* SLEEPY_ERR_IO: the errno of the failed call. */
+int sleepy_reader_errno(const struct sleepy_reader *r);
+/* Bytes consumed so far: header and the records returned. */
+uint64_t sleepy_reader_offset(const struct sleepy_reader *r);
+
+/* ------------------------------------------------------------ decoders */
+
+struct sleepy_sample {
+	uint8_t mode;		/* enum sleepy_mode */
+	uint8_t flags;		/* SLEEPY_SAMPLE_F_* */
+	uint16_t cpu;
+	uint32_t appid;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint64_t ip;
+	uint64_t user_ip;	/* 0 unless flags has SLEEPY_SAMPLE_F_USER_IP */
+};
+
+/* Strings point into the record: valid until the next record is read. */
+struct sleepy_appid {
+	uint32_t appid;
+	uint32_t instance;
+	uint32_t pid;
+	uint32_t parent_appid;
+	uint8_t origin;		/* enum sleepy_appid_origin */
+	uint8_t flags;		/* SLEEPY_APPID_F_* */
+	uint64_t time_ns;
+	const char *name;	/* NUL-terminated, name_len bytes before it */
+	size_t name_len;
+	const char *path;	/* "" when unknown */
+	size_t path_len;
+};
+
+struct sleepy_mmap {
+	uint32_t appid;
+	uint32_t pid;
+	uint64_t start;
+	uint64_t len;
+	uint64_t pgoff;
+	uint64_t time_ns;
+	uint8_t build_id_len;
+	const uint8_t *build_id;	/* build_id_len bytes */
+	const char *path;
+	size_t path_len;
+};
+
+/* For the hot loop: the fields most callers need, without a copy. */
+static inline uint8_t sleepy_sample_mode(const struct sleepy_record *rec)
+{
+	return rec->data[offsetof(struct sleepy_rec_sample, mode)];
+}
+
+static inline uint32_t sleepy_sample_appid(const struct sleepy_record *rec)
+{
+	uint32_t v;
+
+	memcpy(&v, rec->data + offsetof(struct sleepy_rec_sample, appid),
+	       sizeof(v));
+	return v;
+}
+
+static inline uint64_t sleepy_sample_ip(const struct sleepy_record *rec)
+{
+	uint64_t v;
+
+	memcpy(&v, rec->data + offsetof(struct sleepy_rec_sample, ip),
+	       sizeof(v));
+	return v;
+}
+
+static inline uint64_t sleepy_sample_time(const struct sleepy_record *rec)
+{
+	uint64_t v;
+
+	memcpy(&v, rec->data + offsetof(struct sleepy_rec_sample, time_ns),
+	       sizeof(v));
+	return v;
+}
+
+/* The whole of a SLEEPY_REC_SAMPLE record. */
+static inline void sleepy_get_sample(const struct sleepy_record *rec,
+				     struct sleepy_sample *s)
+{
+	struct sleepy_rec_sample raw;
+
+	memcpy(&raw, rec->data, sizeof(raw));
+	s->mode = raw.mode;
+	s->flags = raw.flags;
+	s->cpu = raw.cpu;
+	s->appid = raw.appid;
+	s->pid = raw.pid;
+	s->tid = raw.tid;
+	s->time_ns = raw.time_ns;
+	s->ip = raw.ip;
+	s->user_ip = 0;
+	if (raw.flags & SLEEPY_SAMPLE_F_USER_IP)
+		memcpy(&s->user_ip, rec->data + sizeof(raw),
+		       sizeof(s->user_ip));
+}
+
+void sleepy_get_appid(const struct sleepy_record *rec, struct sleepy_appid *a);
+void sleepy_get_mmap(const struct sleepy_record *rec, struct sleepy_mmap *m);
+/* The stats (a later kernel's extra fields, past stats_size, ignored). */
+void sleepy_get_stats(const struct sleepy_record *rec, struct sample_stats *s);
+
+/* "user", "kernel", "irq", "idle", or NULL for an unknown mode. */
+const char *sleepy_mode_name(unsigned int mode);
+
+#endif /* SLEEPY_PARSE_READER_H */
