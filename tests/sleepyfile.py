@@ -1,0 +1,250 @@
+"""Write sleepy session files for tests (Python 3 standard library only).
+
+The layout follows build/uapi/linux/sleepy.h: a 180-byte file header, then
+packed little-endian records, each starting with (type: u16, size: u16).
+
+    f = SessionFile(hz=250, nr_cpus=2)
+    f.appid(1, "loop", instance=0, pid=100, path="/usr/bin/loop")
+    f.sample(appid=1, ip=0x401000)                 # user mode, 36 bytes
+    f.sample(appid=1, ip=0xffffffff81000000, mode=MODE_KERNEL,
+             user_ip=0x401000)                     # 44 bytes
+    f.stats(samples_taken=2, samples_written=2)
+    f.write(path)
+
+Every record method returns the record's byte offset in the file. The
+module-level functions build single records as bytes, for tests that
+assemble broken files by hand.
+
+Run as a script, it writes a large synthetic session for benchmarks:
+    python3 tests/sleepyfile.py synth OUT --samples N [--appids K] [--ips M]
+"""
+import argparse
+import random
+import struct
+import sys
+
+MAGIC = b"SLEEPY\r\n"
+FORMAT_VERSION = 1
+
+REC_SAMPLE, REC_APPID, REC_MMAP, REC_STATS = 1, 2, 3, 4
+MODE_USER, MODE_KERNEL, MODE_IRQ, MODE_IDLE = 0, 1, 2, 3
+SAMPLE_F_USER_IP = 0x1
+SAMPLE_F_USER_ONLY, SAMPLE_F_NO_WRITE = 0x1, 0x2    # header / config flags
+ORIGIN_RUNNING, ORIGIN_FORK, ORIGIN_EXEC, ORIGIN_TICK = 0, 1, 2, 3
+APPID_F_KTHREAD, APPID_F_IDLE = 0x1, 0x2
+NO_PARENT = 0xFFFFFFFF
+BUILD_ID_MAX = 20
+STATS_MAX_CPUS = 64
+
+# struct sleepy_file_header
+HEADER = struct.Struct("<8sIIIIIIQQ65s65sH")
+HEADER_SIZE = HEADER.size                           # 180
+# struct sleepy_rec_hdr
+REC_HDR = struct.Struct("<HH")
+# struct sleepy_rec_sample: hdr, mode, flags, cpu, appid, pid, tid, time, ip
+SAMPLE = struct.Struct("<HHBBHIIIQQ")
+SAMPLE_SIZE = SAMPLE.size                           # 36
+SAMPLE_USER_IP_SIZE = SAMPLE_SIZE + 8               # 44
+# struct sleepy_rec_appid: hdr, appid, instance, pid, parent_appid, origin,
+# flags, name_len, path_len, reserved, time_ns
+APPID = struct.Struct("<HHIIIIBBHHHQ")
+APPID_SIZE = APPID.size                             # 36
+# struct sleepy_rec_mmap: hdr, appid, pid, start, len, pgoff, time_ns,
+# build_id_len, build_id, reserved, path_len
+MMAP = struct.Struct("<HHIIQQQQB20sBH")
+MMAP_SIZE = MMAP.size                               # 68
+# struct sample_stats (natural alignment, 376 bytes)
+STATS_FIELDS = [
+    ("size", "I"), ("nr_cpus", "I"),
+    ("samples_taken", "Q"), ("samples_written", "Q"),
+    ("dropped_no_buffer", "Q"), ("dropped_no_appid", "Q"),
+    ("dropped_write_error", "Q"), ("discarded_no_write", "Q"),
+    ("skipped_not_user", "Q"), ("bytes_written", "Q"), ("write_errors", "Q"),
+    ("first_write_error", "i"), ("appids", "I"), ("meta_dropped", "I"),
+    ("pids_mapped", "I"),
+    ("irq_ns_total", "Q"), ("irq_ns_max", "Q"), ("irq_calls", "Q"),
+]
+SAMPLE_STATS = struct.Struct(
+    "<" + "".join(t for _, t in STATS_FIELDS) + f"{STATS_MAX_CPUS}I")
+SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 376
+# struct sleepy_rec_stats: hdr, reserved, stats_size, stats
+STATS_HDR = struct.Struct("<HHHH")
+STATS_SIZE = STATS_HDR.size + SAMPLE_STATS_SIZE     # 384
+
+# Offsets of header fields, for tests of error offsets.
+HEADER_VERSION_OFFSET = 8
+HEADER_SIZE_OFFSET = 12
+
+
+def _cstr(s):
+    return s.encode() if isinstance(s, str) else bytes(s)
+
+
+def header(*, hz=250, nr_cpus=2, flags=0, release="6.1.0-sleepy",
+           machine="x86_64", start_realtime_ns=1_700_000_000_000_000_000,
+           start_mono_ns=1_000_000_000, magic=MAGIC,
+           version=FORMAT_VERSION, header_size=HEADER_SIZE, extra=b""):
+    """The file header (plus extra bytes, for a header_size > 180)."""
+    return HEADER.pack(magic, version, header_size, hz, nr_cpus, flags, 0,
+                       start_realtime_ns, start_mono_ns, _cstr(release),
+                       _cstr(machine), 0) + extra
+
+
+def record(rtype, payload=b"", size=None):
+    """A record of any type: the 4-byte header and payload. size overrides
+    the header's size field (which then may not match the bytes)."""
+    n = REC_HDR.size + len(payload)
+    return REC_HDR.pack(rtype, n if size is None else size) + payload
+
+
+def sample(appid, ip, *, mode=MODE_USER, cpu=0, pid=0, tid=0, time_ns=0,
+           user_ip=None, flags=None, size=None):
+    """A sample: 36 bytes, or 44 with user_ip (which sets the flag unless
+    flags is given)."""
+    if flags is None:
+        flags = SAMPLE_F_USER_IP if user_ip is not None else 0
+    tail = b"" if user_ip is None else struct.pack("<Q", user_ip)
+    n = SAMPLE_SIZE + len(tail)
+    return SAMPLE.pack(REC_SAMPLE, n if size is None else size, mode, flags,
+                       cpu, appid, pid, tid, time_ns, ip) + tail
+
+
+def appid_record(appid, name, *, instance=0, pid=0, path="",
+                 parent=NO_PARENT, origin=ORIGIN_EXEC, flags=0, time_ns=0,
+                 name_len=None, path_len=None, size=None, terminate=True):
+    """An APPID record. name_len/path_len/size override the computed
+    fields; terminate=False leaves out the strings' NULs."""
+    name_b, path_b = _cstr(name), _cstr(path)
+    nul = b"\0" if terminate else b""
+    strings = name_b + nul + path_b + nul
+    n = APPID_SIZE + len(strings)
+    return APPID.pack(
+        REC_APPID, n if size is None else size, appid, instance, pid, parent,
+        origin, flags, len(name_b) if name_len is None else name_len,
+        len(path_b) if path_len is None else path_len, 0, time_ns) + strings
+
+
+def mmap_record(appid, start, length, *, pid=0, pgoff=0, time_ns=0,
+                build_id=b"", path="", size=None):
+    """An MMAP record (an executable file mapping)."""
+    path_b = _cstr(path)
+    n = MMAP_SIZE + len(path_b) + 1
+    return MMAP.pack(REC_MMAP, n if size is None else size, appid, pid,
+                     start, length, pgoff, time_ns, len(build_id),
+                     build_id.ljust(BUILD_ID_MAX, b"\0"), 0,
+                     len(path_b)) + path_b + b"\0"
+
+
+def stats_record(*, buffers_hwm=(), stats_size=SAMPLE_STATS_SIZE, size=None,
+                 **fields):
+    """A STATS record; fields are struct sample_stats members (size and
+    nr_cpus default sensibly, the rest to 0)."""
+    names = [n for n, _ in STATS_FIELDS]
+    unknown = set(fields) - set(names)
+    if unknown:
+        raise TypeError(f"unknown stats fields: {sorted(unknown)}")
+    values = {n: 0 for n in names}
+    values["size"] = SAMPLE_STATS_SIZE
+    values["nr_cpus"] = len(buffers_hwm) or 2
+    values.update(fields)
+    hwm = list(buffers_hwm) + [0] * (STATS_MAX_CPUS - len(buffers_hwm))
+    body = SAMPLE_STATS.pack(*(values[n] for n in names), *hwm)
+    return STATS_HDR.pack(REC_STATS, STATS_SIZE if size is None else size, 0,
+                          stats_size) + body
+
+
+class SessionFile:
+    """A session file being assembled in memory."""
+
+    def __init__(self, **header_args):
+        self.parts = [header(**header_args)]
+        self.size = len(self.parts[0])
+
+    def add(self, data):
+        """Append raw bytes (a record, or junk); returns their offset."""
+        offset = self.size
+        self.parts.append(bytes(data))
+        self.size += len(data)
+        return offset
+
+    def sample(self, appid, ip, **kw):
+        return self.add(sample(appid, ip, **kw))
+
+    def appid(self, appid, name, **kw):
+        return self.add(appid_record(appid, name, **kw))
+
+    def mmap(self, appid, start, length, **kw):
+        return self.add(mmap_record(appid, start, length, **kw))
+
+    def stats(self, **kw):
+        return self.add(stats_record(**kw))
+
+    def record(self, rtype, payload=b"", **kw):
+        return self.add(record(rtype, payload, **kw))
+
+    def data(self):
+        return b"".join(self.parts)
+
+    def write(self, path):
+        with open(path, "wb") as f:
+            f.write(self.data())
+        return path
+
+
+def synth(path, samples, appids=16, ips=4096, seed=1, kernel_share=0.2):
+    """A large synthetic session: appids' APPID records, then samples with
+    random appids and IPs (kernel-mode ones carry a user_ip), then STATS.
+    A block of distinct samples is repeated to keep generation fast."""
+    rng = random.Random(seed)
+    block_n = min(samples, 1 << 18)
+    block = bytearray()
+    for i in range(block_n):
+        a = rng.randrange(appids)
+        if rng.random() < kernel_share:
+            block += sample(a, 0xffffffff81000000 + 16 * rng.randrange(ips),
+                            mode=MODE_KERNEL, cpu=i & 1, pid=1000 + a,
+                            tid=1000 + a, time_ns=i * 4_000_000,
+                            user_ip=0x400000 + 16 * rng.randrange(ips))
+        else:
+            block += sample(a, 0x400000 + 16 * rng.randrange(ips),
+                            cpu=i & 1, pid=1000 + a, tid=1000 + a,
+                            time_ns=i * 4_000_000)
+    with open(path, "wb") as f:
+        f.write(header())
+        for a in range(appids):
+            f.write(appid_record(a, f"app{a % 5}", instance=a // 5,
+                                 pid=1000 + a, path=f"/bin/app{a % 5}"))
+        left = samples
+        while left:
+            n = min(left, block_n)
+            if n == block_n:
+                f.write(block)
+            else:
+                # Records differ in size: cut at a record boundary.
+                cut, k = 0, 0
+                while k < n:
+                    cut += struct.unpack_from("<H", block, cut + 2)[0]
+                    k += 1
+                f.write(block[:cut])
+            left -= n
+        f.write(stats_record(samples_taken=samples, samples_written=samples,
+                             appids=appids))
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="sleepyfile.py")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("synth", help="write a large synthetic session")
+    s.add_argument("out")
+    s.add_argument("--samples", type=int, required=True)
+    s.add_argument("--appids", type=int, default=16)
+    s.add_argument("--ips", type=int, default=4096)
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--kernel-share", type=float, default=0.2)
+    a = p.parse_args(argv)
+    synth(a.out, a.samples, a.appids, a.ips, a.seed, a.kernel_share)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,957 @@
+"""Host-side tests of parse and of the system call tools' argument handling.
+
+No VM: the tools are built for the host into a temporary directory, and
+session files are written with tests/sleepyfile.py. Expected reports are
+computed here independently of parse.
+
+    /usr/bin/python3 -m pytest tests/test_parse_host.py
+"""
+import collections
+import errno as errno_mod
+import csv
+import io
+import os
+import random
+import re
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import sleepyfile as sf
+
+TOP = Path(__file__).resolve().parent.parent
+UAPI = TOP / "build" / "uapi"
+MODES = {"user": sf.MODE_USER, "kernel": sf.MODE_KERNEL, "irq": sf.MODE_IRQ,
+         "idle": sf.MODE_IDLE}
+CSV_HEADER = "app,instance,pid,mode,eip,samples,percent"
+
+
+# ---------------------------------------------------------------- building
+
+@pytest.fixture(scope="session")
+def out_dir(tmp_path_factory):
+    """parse (guest and host) and the syscall tools (guest and host), built
+    from this tree into a temporary OUT."""
+    out = tmp_path_factory.mktemp("user")
+    for sub, targets in (("parse", ["all"]),
+                         ("syscalls-user", ["all", "host"])):
+        r = subprocess.run(["make", "-s", "-C", str(TOP / sub), f"OUT={out}",
+                            f"KERNEL_UAPI={UAPI}", *targets],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, f"make {sub} failed:\n{r.stdout}{r.stderr}"
+    return out
+
+
+@pytest.fixture(scope="session")
+def parse_bin(out_dir):
+    return out_dir / "host" / "parse"
+
+
+def run(binary, *args, stdin=None, timeout=60):
+    return subprocess.run([str(binary), *map(str, args)], capture_output=True,
+                          text=True, errors="replace", timeout=timeout,
+                          input=stdin)
+
+
+@pytest.fixture
+def parse(parse_bin, tmp_path):
+    """parse(data_or_SessionFile, *args): run parse on a file of data."""
+    def _parse(data, *args):
+        if isinstance(data, sf.SessionFile):
+            data = data.data()
+        path = tmp_path / "session.bin"
+        path.write_bytes(data)
+        return run(parse_bin, *args, path)
+    return _parse
+
+
+def has_interp(path):
+    """Whether an ELF64 file has a PT_INTERP program header (is dynamic)."""
+    data = Path(path).read_bytes()
+    assert data[:4] == b"\x7fELF" and data[4] == 2
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    return any(struct.unpack_from("<I", data, phoff + i * phentsize)[0] == 3
+               for i in range(phnum))
+
+
+def test_guest_binaries_are_static_and_host_parse_runs(out_dir):
+    for name in ("parse", "sample_start", "sample_stop"):
+        assert not has_interp(out_dir / "guest" / name), name
+    assert run(out_dir / "host" / "parse", "--help").returncode == 0
+
+
+def test_python_layout_matches_the_uapi_header(tmp_path):
+    """sleepyfile.py's record layouts are the C header's."""
+    src = tmp_path / "layout.c"
+    src.write_text(r"""
+#include <stdio.h>
+#include <stddef.h>
+#include <linux/sleepy.h>
+#define P(x) printf("%s %zu\n", #x, (size_t)(x))
+int main(void)
+{
+	P(sizeof(struct sleepy_file_header));
+	P(offsetof(struct sleepy_file_header, version));
+	P(offsetof(struct sleepy_file_header, header_size));
+	P(offsetof(struct sleepy_file_header, release));
+	P(sizeof(struct sleepy_rec_sample));
+	P(offsetof(struct sleepy_rec_sample, ip));
+	P(sizeof(struct sleepy_rec_appid));
+	P(offsetof(struct sleepy_rec_appid, name_len));
+	P(sizeof(struct sleepy_rec_mmap));
+	P(offsetof(struct sleepy_rec_mmap, path_len));
+	P(sizeof(struct sleepy_rec_stats));
+	P(sizeof(struct sample_stats));
+	P(offsetof(struct sample_stats, first_write_error));
+	P(offsetof(struct sample_stats, irq_ns_total));
+	P(offsetof(struct sample_stats, buffers_hwm));
+	return 0;
+}
+""")
+    exe = tmp_path / "layout"
+    subprocess.run(["gcc", f"-I{UAPI}", "-o", str(exe), str(src)],
+                   check=True)
+    got = dict(line.rsplit(" ", 1) for line in
+               run(exe).stdout.splitlines())
+    got = {k: int(v) for k, v in got.items()}
+
+    def off(fields, name):
+        fmt = "<"
+        for n, t in fields:
+            if n == name:
+                return struct.calcsize(fmt)
+            fmt += t
+        raise KeyError(name)
+
+    assert got["sizeof(struct sleepy_file_header)"] == sf.HEADER_SIZE
+    assert got["offsetof(struct sleepy_file_header, version)"] == \
+        sf.HEADER_VERSION_OFFSET
+    assert got["offsetof(struct sleepy_file_header, header_size)"] == \
+        sf.HEADER_SIZE_OFFSET
+    assert got["offsetof(struct sleepy_file_header, release)"] == \
+        struct.calcsize("<8sIIIIIIQQ")
+    assert got["sizeof(struct sleepy_rec_sample)"] == sf.SAMPLE_SIZE
+    assert got["offsetof(struct sleepy_rec_sample, ip)"] == \
+        struct.calcsize("<HHBBHIIIQ")
+    assert got["sizeof(struct sleepy_rec_appid)"] == sf.APPID_SIZE
+    assert got["offsetof(struct sleepy_rec_appid, name_len)"] == \
+        struct.calcsize("<HHIIIIBB")
+    assert got["sizeof(struct sleepy_rec_mmap)"] == sf.MMAP_SIZE
+    assert got["offsetof(struct sleepy_rec_mmap, path_len)"] == \
+        struct.calcsize("<HHIIQQQQB20sB")
+    assert got["sizeof(struct sleepy_rec_stats)"] == sf.STATS_SIZE
+    assert got["sizeof(struct sample_stats)"] == sf.SAMPLE_STATS_SIZE
+    # struct sample_stats has natural alignment; its fields here happen to
+    # need no padding, which the packed format string assumes.
+    assert got["offsetof(struct sample_stats, first_write_error)"] == \
+        off(sf.STATS_FIELDS, "first_write_error")
+    assert got["offsetof(struct sample_stats, irq_ns_total)"] == \
+        off(sf.STATS_FIELDS, "irq_ns_total")
+    assert got["offsetof(struct sample_stats, buffers_hwm)"] == \
+        struct.calcsize("<" + "".join(t for _, t in sf.STATS_FIELDS))
+
+
+# ---------------------------------------------------------------- a session
+
+# appid -> (name, instance, pid)
+APPIDS = {
+    1: ("loop", 0, 100),
+    2: ("loop", 1, 101),
+    3: ("call", 0, 102),
+    4: ('we,ird "name"', 0, 103),
+    5: ("[kworker/0:1]", 0, 7),
+    6: ("[idle]", 0, 0),
+}
+UNKNOWN_APPID = 9       # samples, no APPID record
+
+# (appid, ip, mode, count): ties on purpose (equal counts across keys).
+SAMPLES = [
+    (1, 0x401000, sf.MODE_USER, 7),
+    (1, 0x401010, sf.MODE_USER, 3),
+    (2, 0x401000, sf.MODE_USER, 5),
+    (2, 0x401020, sf.MODE_USER, 3),
+    (3, 0x402000, sf.MODE_USER, 3),
+    (4, 0x403000, sf.MODE_USER, 2),
+    (UNKNOWN_APPID, 0x404000, sf.MODE_USER, 2),
+    (1, 0xffffffff81001000, sf.MODE_KERNEL, 4),
+    (3, 0xffffffff81001000, sf.MODE_KERNEL, 4),
+    (5, 0xffffffff81002000, sf.MODE_KERNEL, 2),
+    (2, 0xffffffff81003000, sf.MODE_IRQ, 1),
+    (6, 0xffffffff81004000, sf.MODE_IDLE, 6),
+]
+
+
+def session(*, with_stats=True, unknown_records=False):
+    """The test session: appid 3's record comes after its samples, samples
+    of different keys interleave, kernel samples carry a user_ip."""
+    f = sf.SessionFile(hz=250, nr_cpus=2, release="6.1.99-sleepy")
+    for a, (name, inst, pid) in APPIDS.items():
+        if a != 3:
+            f.appid(a, name, instance=inst, pid=pid, path=f"/bin/{name}")
+    expanded = [(a, ip, mode) for a, ip, mode, n in SAMPLES
+                for _ in range(n)]
+    random.Random(7).shuffle(expanded)
+    for i, (a, ip, mode) in enumerate(expanded):
+        uip = 0x401000 + i if mode == sf.MODE_KERNEL else None
+        f.sample(a, ip, mode=mode, cpu=i % 2, pid=100 + a, tid=100 + a,
+                 time_ns=i * 4_000_000, user_ip=uip)
+        if unknown_records and i % 5 == 0:
+            f.record(200 + i % 3, b"future record" * (i % 4))
+        if i == 10:
+            f.mmap(1, 0x400000, 0x2000, pid=100, path="/bin/loop",
+                   build_id=bytes(range(20)))
+    name, inst, pid = APPIDS[3]
+    f.appid(3, name, instance=inst, pid=pid, path="/bin/call")
+    if with_stats:
+        n = len(expanded)
+        f.stats(samples_taken=n + 3, samples_written=n, dropped_no_buffer=2,
+                dropped_no_appid=1, appids=len(APPIDS), buffers_hwm=[3, 4])
+    return f
+
+
+def selected(mode):
+    return [(a, ip, n) for a, ip, m, n in SAMPLES
+            if mode == "all" or m == MODES[mode]]
+
+
+def appid_key(a):
+    if a in APPIDS:
+        name, inst, _ = APPIDS[a]
+        return (0, name.encode(), inst, a)
+    return (1, b"", 0, a)
+
+
+def pct(n, total):
+    return f"{n * 100 / total:.2f}"
+
+
+def expected_csv(by, mode):
+    """The CSV rows parse should print, computed independently."""
+    rows = selected(mode)
+    total = sum(n for _, _, n in rows)
+    out = []
+    if by == "appid-eip":
+        c = collections.Counter()
+        for a, ip, n in rows:
+            c[(a, ip)] += n
+        for (a, ip), n in sorted(c.items(), key=lambda kv: (
+                -kv[1], appid_key(kv[0][0]), kv[0][1])):
+            out.append(appid_cols(a) + [mode, hex(ip), str(n),
+                                        pct(n, total)])
+    elif by == "appid":
+        c = collections.Counter()
+        for a, _, n in rows:
+            c[a] += n
+        for a, n in sorted(c.items(),
+                           key=lambda kv: (-kv[1], appid_key(kv[0]))):
+            out.append(appid_cols(a) + [mode, "", str(n), pct(n, total)])
+    elif by == "app":
+        c = collections.Counter()
+        for a, _, n in rows:
+            c[("n", APPIDS[a][0]) if a in APPIDS else ("u", a)] += n
+
+        def key(kv):
+            k, n = kv
+            return (-n, (0, k[1].encode(), 0) if k[0] == "n"
+                    else (1, b"", k[1]))
+        for k, n in sorted(c.items(), key=key):
+            app = k[1] if k[0] == "n" else f"?appid={k[1]}"
+            out.append([app, "", "", mode, "", str(n), pct(n, total)])
+    elif by == "eip":
+        c = collections.Counter()
+        for _, ip, n in rows:
+            c[ip] += n
+        for ip, n in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])):
+            out.append(["", "", "", mode, hex(ip), str(n), pct(n, total)])
+    return out, total
+
+
+def appid_cols(a):
+    if a in APPIDS:
+        name, inst, pid = APPIDS[a]
+        return [name, str(inst), str(pid)]
+    return [f"?appid={a}", "", ""]
+
+
+def csv_rows(text):
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == CSV_HEADER.split(",")
+    return rows[1:]
+
+
+@pytest.mark.parametrize("by", ["appid-eip", "appid", "app", "eip"])
+@pytest.mark.parametrize("mode", ["user", "kernel", "irq", "idle", "all"])
+def test_csv_reports_are_exact(parse, by, mode):
+    r = parse(session(), "--by", by, "--mode", mode, "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    want, _ = expected_csv(by, mode)
+    assert csv_rows(r.stdout) == want
+
+
+def test_default_csv_is_both_paper_reports_in_user_mode(parse):
+    r = parse(session(), "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == CSV_HEADER
+    want = expected_csv("appid-eip", "user")[0] + \
+        expected_csv("appid", "user")[0]
+    assert csv_rows(r.stdout) == want
+
+
+def test_csv_lines_exactly(parse):
+    """A few rows as raw text: quoting, hex, empty fields, percent."""
+    r = parse(session(), "--by", "appid", "--format", "csv")
+    lines = r.stdout.splitlines()
+    assert lines[0] == CSV_HEADER
+    # user: 10 loop#0, 8 loop#1, 3 call, 2 weird, 2 unknown = 25
+    assert lines[1:] == [
+        "loop,0,100,user,,10,40.00",
+        "loop,1,101,user,,8,32.00",
+        "call,0,102,user,,3,12.00",
+        '"we,ird ""name""",0,103,user,,2,8.00',
+        "?appid=9,,,user,,2,8.00",
+    ]
+    r = parse(session(), "--by", "eip", "--mode", "kernel", "--format", "csv")
+    assert r.stdout.splitlines()[1:] == [
+        ",,,kernel,0xffffffff81001000,8,80.00",
+        ",,,kernel,0xffffffff81002000,2,20.00",
+    ]
+
+
+def text_report(out, title):
+    """The rows of the text report titled title: (total, [row words])."""
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        m = re.fullmatch(re.escape(title) + r", (.+): (\d+) samples", line)
+        if m:
+            rows = []
+            for row in lines[i + 2:]:
+                if not row.strip():
+                    break
+                rows.append(row.split())
+            return m.group(1), int(m.group(2)), rows
+    raise AssertionError(f"no report {title!r} in:\n{out}")
+
+
+def test_default_text_has_header_and_both_reports(parse, tmp_path):
+    r = parse(session())
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    out = r.stdout
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert str(tmp_path / "session.bin") in out
+    assert "6.1.99-sleepy" in out and "HZ 250" in out and "2 CPUs" in out
+    n = sum(s[3] for s in SAMPLES)
+    assert re.search(rf"^samples +{n} total: user 25, kernel 10, irq 1, "
+                     r"idle 6$", out, re.M)
+    assert re.search(rf"^session +taken {n + 3}, written {n}\b", out, re.M)
+    assert re.search(r"^dropped +3: no buffer 2, no appid 1\b", out, re.M)
+
+    mode, total, rows = text_report(out, "Samples by appid and EIP")
+    assert (mode, total) == ("user mode", 25)
+    want, _ = expected_csv("appid-eip", "user")
+    assert len(rows) == len(want)
+    for got, w in zip(rows, want):
+        assert got[0] == w[5] and got[1] == w[6] + "%"
+        assert got[-1] == w[4]
+        label = f"{w[0]}#{w[1]}" if w[1] else w[0]
+        assert " ".join(got[2:-1]) == label
+    mode, total, rows = text_report(out, "Samples by appid")
+    assert (mode, total) == ("user mode", 25)
+    assert [r[0] for r in rows] == ["10", "8", "3", "2", "2"]
+    assert rows[0][2:] == ["loop#0", "100"]
+    assert rows[-1][2:] == ["?appid=9", "-"]
+
+
+@pytest.mark.parametrize("by, title", [
+    ("app", "Samples by application (all instances)"),
+    ("appid", "Samples by appid"),
+    ("eip", "Samples by EIP"),
+    ("appid-eip", "Samples by appid and EIP"),
+])
+@pytest.mark.parametrize("mode", ["user", "kernel", "all"])
+def test_text_reports_match_csv(parse, by, title, mode):
+    r = parse(session(), "--by", by, "--mode", mode)
+    assert r.returncode == 0, r.stderr
+    mode_title = "all modes" if mode == "all" else f"{mode} mode"
+    got_mode, total, rows = text_report(r.stdout, title)
+    want, want_total = expected_csv(by, mode)
+    assert (got_mode, total) == (mode_title, want_total)
+    assert [(row[0], row[1]) for row in rows] == \
+        [(w[5], w[6] + "%") for w in want]
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+
+
+def test_app_report_merges_instances(parse):
+    r = parse(session(), "--by", "app", "--mode", "all")
+    _, total, rows = text_report(r.stdout,
+                                 "Samples by application (all instances)")
+    assert total == sum(s[3] for s in SAMPLES)
+    loop = [row for row in rows if row[2] == "loop"]
+    assert loop == [["23", pct(23, total) + "%", "loop", "2"]]
+
+
+def test_long_names_are_cut_to_80_columns_keeping_the_instance(parse):
+    f = sf.SessionFile()
+    f.appid(1, "x" * 300, instance=12, pid=5)
+    f.appid(2, "tab\there", instance=0, pid=6)
+    f.sample(1, 0xffffffffffffffff)
+    f.sample(2, 0x1)
+    f.stats(samples_taken=2, samples_written=2)
+    r = parse(f)
+    assert r.returncode == 0, r.stderr
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    assert re.search(r"x\.\.\.#12 +0xffffffffffffffff$", r.stdout, re.M)
+    assert "tab?here#0" in r.stdout
+    r = parse(f, "--format", "csv", "--by", "appid")
+    # Raw names in CSV; equal counts, so by name: "t" < "x".
+    assert [row[0] for row in csv_rows(r.stdout)] == ["tab\there", "x" * 300]
+
+
+def test_unknown_appid_is_shown_as_such(parse):
+    f = sf.SessionFile()
+    f.appid(1, "known", pid=1)
+    f.sample(1, 0x10)
+    f.sample(42, 0x20)
+    f.sample(42, 0x20)
+    f.stats(samples_taken=3, samples_written=3)
+    r = parse(f, "--by", "appid")
+    _, _, rows = text_report(r.stdout, "Samples by appid")
+    assert rows[0][2:] == ["?appid=42", "-"]
+    r = parse(f, "--by", "appid-eip", "--format", "csv")
+    assert r.stdout.splitlines()[1] == "?appid=42,,,user,0x20,2,66.67"
+
+
+def test_unknown_record_types_are_skipped(parse):
+    plain = parse(session(), "--format", "csv", "--mode", "all")
+    extra = parse(session(unknown_records=True), "--format", "csv", "--mode",
+                  "all")
+    assert extra.returncode == 0, extra.stderr
+    assert extra.stdout == plain.stdout
+    text = parse(session(unknown_records=True)).stdout
+    assert re.search(r"^records .* \d+ unknown$", text, re.M)
+
+
+def test_no_stats_record_parses_with_a_warning(parse):
+    r = parse(session(with_stats=False), "--format", "csv")
+    assert r.returncode == 0
+    assert csv_rows(r.stdout) == expected_csv("appid-eip", "user")[0] + \
+        expected_csv("appid", "user")[0]
+    warn = r.stderr.splitlines()
+    assert len(warn) == 1 and "warning" in warn[0] and "STATS" in warn[0]
+    r = parse(session(with_stats=False))
+    assert r.returncode == 0 and "no STATS record" in r.stdout
+
+
+def test_stats_disagreeing_with_the_file_warns(parse):
+    f = sf.SessionFile()
+    f.sample(1, 1)
+    f.stats(samples_taken=5, samples_written=5)
+    r = parse(f)
+    assert r.returncode == 0
+    assert "says 5 samples were written, the file holds 1" in r.stderr
+
+
+def test_empty_session(parse):
+    f = sf.SessionFile(flags=sf.SAMPLE_F_NO_WRITE)
+    f.stats(samples_taken=10, discarded_no_write=10)
+    r = parse(f)
+    assert r.returncode == 0, r.stderr
+    assert "Samples by appid and EIP, user mode: 0 samples" in r.stdout
+    assert "flags no-write" in r.stdout
+    r = parse(f, "--format", "csv")
+    assert r.stdout == CSV_HEADER + "\n"
+
+
+def test_reads_standard_input(parse_bin):
+    data = session().data()
+    r = subprocess.run([str(parse_bin), "--format", "csv", "-"], input=data,
+                       capture_output=True)
+    assert r.returncode == 0
+    rows = csv_rows(r.stdout.decode())
+    assert rows == expected_csv("appid-eip", "user")[0] + \
+        expected_csv("appid", "user")[0]
+
+
+def test_large_file_streams_across_buffer_refills(parse, tmp_path):
+    """Several MiB: records straddle the reader's buffer boundaries."""
+    rng = random.Random(3)
+    f = sf.SessionFile()
+    want = collections.Counter()
+    names = {}
+    for i in range(150_000):
+        a = rng.randrange(40)
+        if a not in names and rng.random() < 0.01:
+            names[a] = "n" * rng.randrange(1, 3000) + str(a)
+            f.appid(a, names[a], instance=a, pid=a, path="/p" * 500)
+        ip = 0x400000 + 4 * rng.randrange(5000)
+        if rng.random() < 0.3:
+            f.sample(a, ip, mode=sf.MODE_KERNEL, user_ip=ip)
+        else:
+            f.sample(a, ip)
+            want[(a, ip)] += 1
+    assert f.size > 3 << 20
+    r = parse(f, "--by", "appid-eip", "--format", "csv")
+    assert r.returncode == 0
+    got = {}
+    for row in csv_rows(r.stdout):
+        a = int(row[0][len("?appid="):]) if row[0].startswith("?") else \
+            int(row[1])
+        got[(a, int(row[4], 16))] = int(row[5])
+    assert got == dict(want)
+
+
+# ---------------------------------------------------------------- bad files
+
+def assert_format_error(r, offset, what=None):
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("parse: ") and "session.bin: " in lines[0]
+    assert lines[0].endswith(f" at byte offset {offset}"), lines[0]
+    if what:
+        assert what in lines[0], lines[0]
+    assert r.stdout == ""
+
+
+def layout():
+    """A small file and the offsets of its records."""
+    f = sf.SessionFile()
+    offs = [f.appid(1, "loop", pid=1, path="/bin/loop"),
+            f.sample(1, 0x401000),
+            f.sample(1, 0xffffffff81000000, mode=sf.MODE_KERNEL,
+                     user_ip=0x401000),
+            f.mmap(1, 0x400000, 0x1000, path="/bin/loop"),
+            f.stats(samples_taken=2, samples_written=2)]
+    return f.data(), offs
+
+
+@pytest.mark.parametrize("cut", [0, 1, 7, 8, 100, 179])
+def test_truncated_header(parse, cut):
+    data, _ = layout()
+    assert_format_error(parse(data[:cut]), 0, "truncated file header")
+
+
+def test_truncated_records(parse):
+    data, offs = layout()
+    ends = offs[1:] + [len(data)]
+    for start, end in zip(offs, ends):
+        # Inside the record header, then inside the record's body.
+        for cut in (start + 1, start + 3):
+            assert_format_error(parse(data[:cut]), start,
+                                "truncated record header")
+        for cut in (start + 4, (start + end) // 2, end - 1):
+            assert_format_error(parse(data[:cut]), start, "past the end")
+    # At a record boundary the file is whole, only not stopped cleanly.
+    r = parse(data[:offs[-1]])
+    assert r.returncode == 0 and "warning" in r.stderr
+
+
+def test_bad_magic(parse):
+    data, _ = layout()
+    assert_format_error(parse(b"SLEEPX\r\n" + data[8:]), 0, "magic")
+    assert_format_error(parse(b"hello"), 0, "magic")
+    assert_format_error(parse(b"\0" * 1000), 0, "magic")
+
+
+@pytest.mark.parametrize("version", [0, 2, 0xFFFFFFFF])
+def test_unknown_version(parse, version):
+    f = sf.SessionFile(version=version)
+    f.sample(1, 1)
+    assert_format_error(parse(f), sf.HEADER_VERSION_OFFSET,
+                        f"version {version}")
+
+
+@pytest.mark.parametrize("size", [0, 100, 179, 4097, 0x7FFFFFFF,
+                                  0xFFFFFFFF])
+def test_bad_header_size(parse, size):
+    f = sf.SessionFile(header_size=size)
+    f.sample(1, 1)
+    assert_format_error(parse(f), sf.HEADER_SIZE_OFFSET, "header_size")
+
+
+def test_longer_header_is_skipped(parse):
+    f = sf.SessionFile(header_size=sf.HEADER_SIZE + 20, extra=b"\xff" * 20)
+    f.appid(1, "a", pid=1)
+    f.sample(1, 0x10)
+    f.stats(samples_taken=1, samples_written=1)
+    r = parse(f, "--format", "csv", "--by", "appid")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1] == "a,0,1,user,,1,100.00"
+    f = sf.SessionFile(header_size=sf.HEADER_SIZE + 20)
+    assert_format_error(parse(f), 0, "truncated file header")
+
+
+def bad_record_file(rec):
+    f = sf.SessionFile()
+    f.sample(1, 0x10)
+    off = f.add(rec)
+    f.sample(1, 0x10)
+    f.stats(samples_taken=2, samples_written=2)
+    return f, off
+
+
+@pytest.mark.parametrize("rec, what", [
+    (sf.record(sf.REC_SAMPLE, size=0), "size 0"),
+    (sf.record(123, size=0), "size 0"),
+    (sf.record(123, size=3) + b"\0" * 40, "size 3"),
+    (sf.sample(1, 0x10, size=20) + b"\0" * 20, "shorter"),
+    (sf.sample(1, 0x10, size=35) + b"\0", "shorter"),
+    (sf.sample(1, 0x10, flags=sf.SAMPLE_F_USER_IP), "user_ip"),
+    (sf.appid_record(1, "abc", size=30) + b"\0" * 10, "shorter"),
+    (sf.appid_record(1, "abc", terminate=False), "name"),
+    (sf.appid_record(1, "abc", name_len=2), "name is not NUL-terminated"),
+    (sf.appid_record(1, "abc", name_len=1000), "name of 1000 bytes"),
+    (sf.appid_record(1, "abc", path="/x", path_len=1), "path"),
+    (sf.appid_record(1, "abc", path="/x", path_len=60000), "path"),
+    (sf.appid_record(1, "a\0c"), "contains a NUL"),
+    (sf.mmap_record(1, 0, 1, path="/bin/x", size=60) + b"\0" * 20,
+     "shorter"),
+    (sf.stats_record(size=200) + b"\0" * 200, "shorter"),
+    (sf.stats_record(stats_size=100), "stats_size"),
+])
+def test_bad_records(parse, rec, what):
+    f, off = bad_record_file(rec)
+    assert_format_error(parse(f), off, what)
+
+
+def test_name_without_nul_at_the_end_of_the_file(parse):
+    f = sf.SessionFile()
+    off = f.add(sf.appid_record(1, "abcdef")[:-2])   # drop both NULs
+    r = parse(f)
+    assert_format_error(r, off)
+
+
+def test_record_past_eof(parse):
+    f = sf.SessionFile()
+    f.sample(1, 0x10)
+    off = f.add(sf.sample(1, 0x10, size=0xFFFF))
+    assert_format_error(parse(f), off, "past the end")
+
+
+def test_mutated_files_never_crash_or_hang(parse):
+    """Random corruption: parse exits 0 or 2, and quickly."""
+    base, _ = layout()
+    base = session(unknown_records=True).data() + base[sf.HEADER_SIZE:]
+    rng = random.Random(11)
+    for i in range(300):
+        data = bytearray(base)
+        for _ in range(rng.randrange(1, 6)):
+            pos = rng.randrange(sf.HEADER_SIZE - 8, len(data))
+            data[pos] = rng.randrange(256)
+        if i % 3 == 0:
+            data = data[:rng.randrange(len(data))]
+        r = parse(bytes(data), "--mode", "all")
+        assert r.returncode in (0, 2), (i, r.returncode, r.stderr)
+        if r.returncode == 2:
+            assert len(r.stderr.splitlines()) == 1
+            assert "byte offset" in r.stderr
+
+
+# ---------------------------------------------------------------- usage
+
+@pytest.mark.parametrize("args, what", [
+    ([], "missing FILE"),
+    (["--by", "function", "f"], "--by: unknown value 'function'"),
+    (["--mode", "sys", "f"], "--mode: unknown value 'sys'"),
+    (["--format", "json", "f"], "--format: unknown value 'json'"),
+    (["--by"], "--by: missing value"),
+    (["--frob", "f"], "--frob: unknown option"),
+    (["a", "b"], "b: unexpected argument"),
+])
+def test_parse_usage_errors(parse_bin, args, what):
+    r = run(parse_bin, *args)
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == [r.stderr.rstrip("\n")]
+    assert r.stderr.startswith("parse: ") and what in r.stderr
+
+
+def test_parse_help_and_missing_file(parse_bin, tmp_path):
+    r = run(parse_bin, "--help")
+    assert r.returncode == 0 and r.stdout.startswith("usage: parse")
+    r = run(parse_bin, tmp_path / "nope")
+    assert r.returncode == 1
+    assert r.stderr == f"parse: {tmp_path / 'nope'}: No such file or " \
+        "directory\n"
+
+
+# ------------------------------------------------- sample_start, sample_stop
+# Only paths that end before the system call: the host kernel is not sleepy.
+
+@pytest.fixture(scope="session")
+def host_tools(out_dir):
+    return out_dir / "host"
+
+
+@pytest.mark.parametrize("tool", ["sample_start", "sample_stop"])
+def test_tools_help(host_tools, tool):
+    r = run(host_tools / tool, "--help")
+    assert r.returncode == 0
+    assert r.stdout.startswith(f"usage: {tool}")
+    assert r.stderr == ""
+
+
+@pytest.mark.parametrize("opt", ["--buffers", "--buffer-size",
+                                 "--max-appids"])
+@pytest.mark.parametrize("val", ["x", "-1", "12x", "", "+5", " 5", "0x10",
+                                 "1.5", "4294967296",
+                                 "99999999999999999999999"])
+def test_sample_start_rejects_bad_numbers(host_tools, opt, val):
+    for args in ([opt, val], [f"{opt}={val}"]):
+        r = run(host_tools / "sample_start", *args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr == f"sample_start: {opt}: invalid number '{val}'\n"
+        assert r.stdout == ""
+
+
+@pytest.mark.parametrize("args, what", [
+    (["--buffers", "4097"], "--buffers: 4097 is out of range (1..4096"),
+    (["--buffer-size", "255"], "--buffer-size: 255 is out of range"),
+    (["--buffer-size", "17M"], "--buffer-size: 17825792 is out of range"),
+    (["--max-appids", "1048577"], "--max-appids: 1048577 is out of range"),
+    (["--buffers", "4096", "--buffer-size", "1M"], "per-CPU limit"),
+    (["--buffers"], "--buffers: missing value"),
+    (["-o"], "-o: missing value"),
+    (["-o", ""], "-o: empty path"),
+    (["--bogus"], "--bogus: unknown option"),
+    (["extra"], "extra: unexpected argument"),
+])
+def test_sample_start_usage_errors(host_tools, args, what):
+    r = run(host_tools / "sample_start", *args)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("sample_start: ") and what in r.stderr
+    assert len(r.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["extra"], ["--json=1"]])
+def test_sample_stop_usage_errors(host_tools, args):
+    r = run(host_tools / "sample_stop", *args)
+    assert r.returncode == 2
+    assert r.stderr.startswith("sample_stop: ")
+    assert len(r.stderr.splitlines()) == 1
+
+
+# A stand-in for the sleepy system calls: LD_PRELOADed into the host-built
+# tools, it replaces libc's syscall(). sample_start's call is logged to
+# $FAKE_LOG; sample_stop's stats come from $FAKE_STATS ("name=value ...",
+# hwmN=value for buffers_hwm[N]); $FAKE_ERRNO makes either call fail.
+FAKE_SYSCALLS_C = r"""
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/sleepy.h>
+
+long syscall(long nr, ...)
+{
+	const char *e = getenv("FAKE_ERRNO");
+	int err = e ? atoi(e) : 0;
+	va_list ap;
+
+	va_start(ap, nr);
+	if (nr == __NR_sample_start) {
+		const char *path = va_arg(ap, const char *);
+		const struct sample_config *c =
+			va_arg(ap, const struct sample_config *);
+		FILE *f = fopen(getenv("FAKE_LOG"), "w");
+
+		fprintf(f, "%s %u %u %u %u %u %u %u %u\n", path, c->size,
+			c->flags, c->nr_buffers, c->buffer_size, c->max_appids,
+			c->reserved[0], c->reserved[1], c->reserved[2]);
+		fclose(f);
+	} else if (nr == __NR_sample_stop && !err) {
+		struct sample_stats *s = va_arg(ap, struct sample_stats *);
+		char *v = strdup(getenv("FAKE_STATS") ? getenv("FAKE_STATS") : "");
+		char *save, *tok;
+
+		if (s->size != sizeof(*s))
+			err = EFAULT;
+		for (tok = strtok_r(v, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(tok, '=');
+			long long x = strtoll(eq + 1, NULL, 0);
+
+			*eq = '\0';
+#define F(n) if (!strcmp(tok, #n)) s->n = x;
+			F(nr_cpus) F(samples_taken) F(samples_written)
+			F(dropped_no_buffer) F(dropped_no_appid)
+			F(dropped_write_error) F(discarded_no_write)
+			F(skipped_not_user) F(bytes_written) F(write_errors)
+			F(first_write_error) F(appids) F(meta_dropped)
+			F(irq_ns_total) F(irq_ns_max) F(irq_calls)
+			if (!strncmp(tok, "hwm", 3))
+				s->buffers_hwm[atoi(tok + 3)] = x;
+		}
+		free(v);
+	} else if (nr != __NR_sample_stop) {
+		err = ENOSYS;
+	}
+	va_end(ap);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+"""
+
+
+@pytest.fixture(scope="session")
+def fake_syscalls(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fake")
+    (d / "fake.c").write_text(FAKE_SYSCALLS_C)
+    subprocess.run(["gcc", "-shared", "-fPIC", f"-I{UAPI}", "-o",
+                    str(d / "fake.so"), str(d / "fake.c")], check=True)
+    return d / "fake.so"
+
+
+@pytest.fixture
+def faked(host_tools, fake_syscalls, tmp_path):
+    """faked(tool, *args, errno=0, stats=""): run a host-built tool against
+    the fake system calls; returns (result, logged sample_start call)."""
+    log = tmp_path / "call.log"
+
+    def _run(tool, *args, errno=0, stats=""):
+        env = dict(os.environ, LD_PRELOAD=str(fake_syscalls),
+                   FAKE_LOG=str(log), FAKE_ERRNO=str(errno),
+                   FAKE_STATS=stats)
+        r = subprocess.run([str(host_tools / tool), *args],
+                           capture_output=True, text=True, env=env,
+                           timeout=30)
+        call = log.read_text().split() if log.exists() else None
+        return r, call
+    return _run
+
+
+@pytest.mark.parametrize("args, call", [
+    ([], ["/var/log/samples", "32", "0", "0", "0", "0", "0", "0", "0"]),
+    (["-o", "/tmp/x", "--buffers", "8", "--buffer-size", "4K",
+      "--max-appids", "100", "--user-only", "--no-write"],
+     ["/tmp/x", "32", "3", "8", "4096", "100", "0", "0", "0"]),
+    (["--output=rel/p", "--buffers=0", "--buffer-size=2m", "--user-only"],
+     ["rel/p", "32", "1", "0", "2097152", "0", "0", "0", "0"]),
+    (["-o/p", "--buffers", "4096", "--buffer-size", "64K"],
+     ["/p", "32", "0", "4096", "65536", "0", "0", "0", "0"]),
+])
+def test_sample_start_passes_the_configuration(faked, args, call):
+    r, got = faked("sample_start", *args)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "" and r.stderr == ""
+    assert got == call
+
+
+@pytest.mark.parametrize("err, message", [
+    (errno_mod.ENOENT, "sample_start: /nonexistent/x: No such file or "
+     "directory\n"),
+    (errno_mod.EBUSY, "sample_start: a sampling session is already active\n"),
+    (errno_mod.EPERM, "sample_start: /nonexistent/x: Operation not permitted "
+     "(needs CAP_SYS_ADMIN or CAP_PERFMON)\n"),
+    (errno_mod.ENOSYS, "sample_start: kernel has no sleepy support\n"),
+    (errno_mod.EINVAL, None),
+])
+def test_sample_start_errors(faked, err, message):
+    r, _ = faked("sample_start", "-o", "/nonexistent/x", errno=err)
+    assert r.returncode == 1
+    assert r.stdout == ""
+    if message:
+        assert r.stderr == message
+    else:
+        assert r.stderr.startswith("sample_start: /nonexistent/x: "
+                                   "Invalid argument")
+        assert len(r.stderr.splitlines()) == 1
+
+
+GOOD_STATS = ("nr_cpus=2 samples_taken=1000 samples_written=950 "
+              "dropped_no_buffer=30 dropped_no_appid=20 bytes_written=40000 "
+              "appids=7 meta_dropped=1 irq_ns_total=1234000 irq_calls=1000 "
+              "irq_ns_max=9000 hwm0=3 hwm1=11")
+
+
+def table_value(out, label):
+    m = re.search(rf"^  {re.escape(label)} +(\S+)", out, re.M)
+    assert m, f"no {label!r} in:\n{out}"
+    return m.group(1)
+
+
+def test_sample_stop_table(faked):
+    r, _ = faked("sample_stop", stats=GOOD_STATS)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    out = r.stdout
+    assert table_value(out, "samples taken") == "1000"
+    assert table_value(out, "samples written") == "950"
+    assert table_value(out, "dropped: no free buffer") == "30"
+    assert table_value(out, "dropped: appid pool full") == "20"
+    assert table_value(out, "bytes written") == "40000"
+    assert "42.1 per written sample" in out
+    assert table_value(out, "appids") == "7"
+    assert table_value(out, "meta records dropped") == "1"
+    assert table_value(out, "irq time: mean") == "1234"
+    assert table_value(out, "irq time: max") == "9000"
+    assert table_value(out, "  cpu 0") == "3"
+    assert table_value(out, "  cpu 1") == "11"
+    assert "cpu 2" not in out
+    assert re.search(r"^accounting: exact\b", out, re.M)
+
+
+def test_sample_stop_json(faked):
+    import json
+    r, _ = faked("sample_stop", "--json", stats=GOOD_STATS)
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["samples_taken"] == 1000 and j["samples_written"] == 950
+    assert j["dropped_no_buffer"] == 30 and j["dropped_no_appid"] == 20
+    assert j["irq_ns_mean"] == 1234 and j["irq_ns_max"] == 9000
+    assert j["buffers_hwm"] == [3, 11]
+    assert j["accounting_exact"] is True
+    assert j["first_write_error_text"] is None
+
+
+def test_sample_stop_accounting_mismatch(faked):
+    r, _ = faked("sample_stop", stats=GOOD_STATS.replace(
+        "samples_taken=1000", "samples_taken=1005"))
+    assert r.returncode == 1
+    assert re.search(r"^accounting: MISMATCH.*1005.*1000.*missing 5", r.stdout,
+                     re.M)
+    assert r.stderr.startswith("sample_stop: accounting")
+
+
+def test_sample_stop_write_errors(faked):
+    stats = ("nr_cpus=1 samples_taken=10 samples_written=4 "
+             "dropped_write_error=6 write_errors=3 first_write_error=-28")
+    r, _ = faked("sample_stop", stats=stats)
+    assert r.returncode == 1
+    assert re.search(r"^  write errors +3 +first: No space left on device",
+                     r.stdout, re.M)
+    assert "accounting: exact" in r.stdout
+    assert r.stderr.splitlines() == [
+        "sample_stop: session file: 3 write errors, the first: No space "
+        "left on device; the samples after it were lost"]
+    r, _ = faked("sample_stop", "--json", stats=stats)
+    assert r.returncode == 1
+    assert '"first_write_error_text": "No space left on device"' in r.stdout
+
+
+def test_sample_stop_many_cpus(faked):
+    r, _ = faked("sample_stop", stats="nr_cpus=100 hwm63=5")
+    assert r.returncode == 0
+    assert "(first 64 CPUs)" in r.stdout
+    assert table_value(r.stdout, "  cpu 63") == "5"
+    assert "cpu 64" not in r.stdout
+
+
+@pytest.mark.parametrize("err, message", [
+    (errno_mod.EINVAL, "sample_stop: no sampling session is active\n"),
+    (errno_mod.ENOSYS, "sample_stop: kernel has no sleepy support\n"),
+    (errno_mod.EFAULT, "sample_stop: stopping the session: Bad address\n"),
+])
+def test_sample_stop_errors(faked, err, message):
+    r, _ = faked("sample_stop", errno=err)
+    assert r.returncode == 1
+    assert r.stdout == ""
+    assert r.stderr == message
