@@ -45,11 +45,18 @@ Subcommands (default: all):
                         --share DIR   mount DIR read-write at /mnt/share
                         --icount      -icount shift=0,sleep=off (1 insn = 1 ns)
                         --timeout S   kill QEMU after S seconds (exit 124)
+                        --perf        add Debian's perf and its libraries
+                        --mttcg       multi-threaded TCG: faster with
+                                      several vCPUs, but see
+                                      Documentation/development.md
                       Exit status: CMD's; 124 on timeout; 125 if the kernel
                       log shows a BUG, WARNING, Oops, lockdep, KASAN or
                       kmemleak report or a panic, or the guest died.
   test                build what is missing, run the test suite (pytest)
-  demo                build what is missing, boot the VM, run the benchmarks
+  demo [--full]       build what is missing, boot the VM, profile the benchmarks
+  bench [--quick] [--runs N] [--icount|--wall] [--smp N]
+                      overhead of sleepy and perf on the benchmarks, in
+                      the VM; results in results/
   clean               remove build/ (kernel trees, images, results)
   -h, --help          this text
 EOF
@@ -294,6 +301,9 @@ build_kernel() {
 	mods=$BUILD/mods-$flavor
 	command -v ccache >/dev/null || die "ccache missing (./build.sh deps)"
 	ccache -M 8G >/dev/null 2>&1 || true
+	# Paths under the checkout become relative, so another clone (CI's)
+	# hits the same cache entries.
+	export CCACHE_BASEDIR=$TOP
 	run_logged "$out/build.log" '^  (CC|AS|LD)' "objects built" \
 		make -C "$TREE" O="$out" -j"$JOBS" CC="ccache gcc" LOCALVERSION= \
 		KBUILD_BUILD_USER=sleepy KBUILD_BUILD_HOST=sleepy \
@@ -484,6 +494,24 @@ ensure_initramfs() {
 	fi
 }
 
+# ensure_perf_initramfs FLAVOR: the initramfs plus a second cpio archive
+# with Debian's perf and the libraries it links (the kernel unpacks
+# concatenated archives in order). Only the benchmarks need it.
+ensure_perf_initramfs() {
+	local base=$BUILD/initramfs-$1.cpio out=$BUILD/initramfs-$1-perf.cpio
+	local root=$BUILD/perf-overlay.d
+	[ -f "$out" ] && [ "$base" -ot "$out" ] && [ /usr/bin/perf -ot "$out" ] &&
+		return 0
+	[ -x /usr/bin/perf ] || die "/usr/bin/perf missing (./build.sh deps)"
+	rm -rf "$root"
+	mkdir -p "$root"
+	copy_with_libs "$root" /usr/bin/perf
+	(cd "$root" && find . -print0 | sort -z |
+		cpio --null -o -H newc --quiet -R 0:0 >"$BUILD/perf-overlay.cpio")
+	cat "$base" "$BUILD/perf-overlay.cpio" >"$out.tmp"
+	mv "$out.tmp" "$out"
+}
+
 # ---------------------------------------------------------------- vm
 
 # sh_quote ARG: ARG single-quoted for any POSIX shell (busybox ash).
@@ -492,7 +520,9 @@ sh_quote() {
 }
 
 # Lines of a kernel log that mean the run failed.
-SPLAT_RE='BUG:|WARNING:|Oops|Kernel panic|KASAN|kmemleak: [0-9]+ new suspected|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|INFO: task .* blocked|general protection fault|UBSAN:|Call Trace:'
+# Lockdep's reports start with "WARNING:" lines of their own; the other
+# patterns are its remaining headers.
+SPLAT_RE='BUG:|WARNING:|Oops|Kernel panic|KASAN:|kmemleak: [0-9]+ new suspected|possible circular locking|possible recursive locking|inconsistent lock state|irq lock inversion|suspicious RCU usage|bad unlock balance|DEBUG_LOCKS_WARN_ON|lock held when returning|INFO: task .* blocked|general protection fault|UBSAN:|Call Trace:'
 
 scan_log() {
 	# Kernel lines only: the console carries the command's own output too,
@@ -501,12 +531,16 @@ scan_log() {
 	{
 		grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$console" 2>/dev/null || true
 		cat "$dmesg" 2>/dev/null || true
-	} | grep -aE "$SPLAT_RE" | grep -avE 'lockdep: (fixing|.*is off)' |
-		sed -E 's/\r$//' | awk '!seen[$0]++' | head -n 40
+	} | grep -aE "$SPLAT_RE" |
+		sed -E 's/\r$//' | awk '!seen[$0]++' | head -n 40 || true
 }
 
 cmd_vm() {
-	local smp=2 mem="" flavor=release share="" icount=0 timeout=0 arg
+	local smp=2 mem="" flavor=release share="" icount=0 timeout=0 perf=0 arg
+	# Single-threaded TCG by default: QEMU 7.2's multi-threaded TCG was
+	# seen here to execute a stale int3 at a static-key patch site while
+	# another vCPU patched it (Documentation/development.md).
+	local tcg_thread=single
 	local -a cmd=()
 	while [ $# -gt 0 ]; do
 		arg=$1
@@ -523,6 +557,8 @@ cmd_vm() {
 			;;
 		--debug) flavor=debug; shift ;;
 		--icount) icount=1; shift ;;
+		--perf) perf=1; shift ;;
+		--mttcg) tcg_thread=multi; shift ;;
 		--) shift; cmd=("$@"); break ;;
 		*) usage_error "vm: unknown option: $arg" ;;
 		esac
@@ -544,8 +580,9 @@ cmd_vm() {
 	local run ctl kernel initrd
 	kernel=$(kernel_out "$flavor")/arch/x86/boot/bzImage
 	initrd=$BUILD/initramfs-$flavor.cpio
+	[ $perf = 1 ] && initrd=$BUILD/initramfs-$flavor-perf.cpio
 	local -a qemu=(qemu-system-x86_64 -nodefaults -no-user-config
-		-machine pc,accel=tcg -cpu max -smp "$smp" -m "$mem"
+		-machine pc -accel "tcg,thread=$tcg_thread" -cpu max,la57=off -smp "$smp" -m "$mem"
 		-kernel "$kernel" -initrd "$initrd" -display none -no-reboot)
 	[ $icount = 1 ] && qemu+=(-icount shift=0,sleep=off)
 	if [ "${SLEEPY_VM_DRY_RUN:-}" = 1 ]; then
@@ -557,6 +594,7 @@ cmd_vm() {
 
 	ensure_deps
 	ensure_initramfs "$flavor"
+	[ $perf = 1 ] && ensure_perf_initramfs "$flavor"
 	mkdir -p "$BUILD/runs"
 	run=$(mktemp -d "$BUILD/runs/vm.XXXXXX")
 	ctl=$run/ctl
@@ -567,7 +605,7 @@ cmd_vm() {
 		printf '%s\n' "$q" >"$ctl/cmd"
 	fi
 	[ -n "$share" ] && echo share >"$ctl/want-share"
-	qemu+=(-append "console=ttyS0 loglevel=5 panic=-1 oops=panic")
+	qemu+=(-append "console=ttyS0 loglevel=5 panic=-1 oops=panic pci=noacpi")
 	qemu+=(-fsdev "local,id=ctl,path=$ctl,security_model=none"
 		-device virtio-9p-pci,fsdev=ctl,mount_tag=sleepyctl)
 	if [ -n "$share" ]; then
@@ -641,6 +679,12 @@ cmd_demo() {
 	"$TOP/bench/demo.sh" "$@"
 }
 
+cmd_bench() {
+	ensure_deps
+	ensure_initramfs release
+	/usr/bin/python3 "$TOP/bench/bench.py" "$@"
+}
+
 cmd_clean() {
 	[ $# = 0 ] || usage_error "clean: takes no options"
 	rm -rf "$BUILD"
@@ -672,6 +716,7 @@ main() {
 	vm) cmd_vm "$@" ;;
 	test) cmd_test "$@" ;;
 	demo) cmd_demo "$@" ;;
+	bench) cmd_bench "$@" ;;
 	clean) cmd_clean "$@" ;;
 	*) usage_error "unknown subcommand: $sub" ;;
 	esac

@@ -1,0 +1,105 @@
+"""Read sleepy session files in the test suite, independently of parse.
+
+The struct layouts come from sleepyfile.py (which follows the uapi header);
+this reader is deliberately simple and strict: it is the ground truth the
+tests compare the kernel's output and parse's reports with.
+"""
+import re
+from dataclasses import dataclass, field
+
+import sleepyfile as sf
+
+
+@dataclass
+class Session:
+    header: dict
+    samples: list = field(default_factory=list)   # dicts
+    appids: dict = field(default_factory=dict)    # appid -> dict
+    mmaps: list = field(default_factory=list)
+    stats: dict = None
+
+    def by_name(self, name):
+        """Appid records of a binary name, ordered by instance."""
+        return sorted((a for a in self.appids.values() if a["name"] == name),
+                      key=lambda a: a["instance"])
+
+    def samples_of(self, appids, mode=None):
+        ids = set(appids)
+        return [s for s in self.samples
+                if s["appid"] in ids and (mode is None or s["mode"] == mode)]
+
+
+def read(path):
+    data = open(path, "rb").read()
+    h = sf.HEADER.unpack_from(data, 0)
+    header = dict(zip(("magic", "version", "header_size", "hz", "nr_cpus",
+                       "flags", "reserved", "start_realtime_ns",
+                       "start_mono_ns", "release", "machine", "reserved2"), h))
+    assert header["magic"] == sf.MAGIC, "bad magic"
+    assert header["version"] == sf.FORMAT_VERSION
+    header["release"] = header["release"].split(b"\0")[0].decode()
+    s = Session(header)
+    off = header["header_size"]
+    while off < len(data):
+        rtype, size = sf.REC_HDR.unpack_from(data, off)
+        assert size >= sf.REC_HDR.size and off + size <= len(data), \
+            f"bad record at {off}"
+        if rtype == sf.REC_SAMPLE:
+            (_, _, mode, flags, cpu, appid, pid, tid, t,
+             ip) = sf.SAMPLE.unpack_from(data, off)
+            rec = dict(mode=mode, flags=flags, cpu=cpu, appid=appid, pid=pid,
+                       tid=tid, time_ns=t, ip=ip, user_ip=None, offset=off)
+            if flags & sf.SAMPLE_F_USER_IP:
+                assert size == sf.SAMPLE_USER_IP_SIZE
+                rec["user_ip"] = int.from_bytes(
+                    data[off + sf.SAMPLE_SIZE:off + size], "little")
+            else:
+                assert size == sf.SAMPLE_SIZE
+            s.samples.append(rec)
+        elif rtype == sf.REC_APPID:
+            (_, _, appid, inst, pid, parent, origin, flags, nlen, plen, _,
+             t) = sf.APPID.unpack_from(data, off)
+            p = off + sf.APPID_SIZE
+            name = data[p:p + nlen].decode()
+            path = data[p + nlen + 1:p + nlen + 1 + plen].decode()
+            assert appid not in s.appids, f"appid {appid} twice"
+            s.appids[appid] = dict(appid=appid, name=name, instance=inst,
+                                   pid=pid, parent=parent, origin=origin,
+                                   flags=flags, path=path, time_ns=t)
+        elif rtype == sf.REC_MMAP:
+            (_, _, appid, pid, start, length, pgoff, t, idlen, bid, _,
+             plen) = sf.MMAP.unpack_from(data, off)
+            p = off + sf.MMAP_SIZE
+            s.mmaps.append(dict(appid=appid, pid=pid, start=start,
+                                len=length, pgoff=pgoff, time_ns=t,
+                                build_id=bid[:idlen].hex(),
+                                path=data[p:p + plen].decode()))
+        elif rtype == sf.REC_STATS:
+            vals = sf.SAMPLE_STATS.unpack_from(data, off + sf.STATS_HDR.size)
+            names = [n for n, _ in sf.STATS_FIELDS]
+            s.stats = dict(zip(names, vals[:len(names)]))
+            s.stats["buffers_hwm"] = list(vals[len(names):])
+        off += size
+    return s
+
+
+def symbol_range(binary, symbol):
+    """(start, end) of a function symbol of an ELF file, from nm."""
+    import subprocess
+    out = subprocess.run(["nm", "-S", "--defined-only", str(binary)],
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[3] == symbol and parts[2] in "tT":
+            start, size = int(parts[0], 16), int(parts[1], 16)
+            return start, start + size
+    raise KeyError(symbol)
+
+
+def build_id(binary):
+    """The GNU build-id of an ELF file, in hex, from readelf."""
+    import subprocess
+    out = subprocess.run(["readelf", "-n", str(binary)], capture_output=True,
+                         text=True, check=True).stdout
+    m = re.search(r"Build ID: ([0-9a-f]+)", out)
+    return m.group(1) if m else ""
