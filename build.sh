@@ -582,7 +582,7 @@ cmd_vm() {
 	initrd=$BUILD/initramfs-$flavor.cpio
 	[ $perf = 1 ] && initrd=$BUILD/initramfs-$flavor-perf.cpio
 	local -a qemu=(qemu-system-x86_64 -nodefaults -no-user-config
-		-machine pc -accel "tcg,thread=$tcg_thread" -cpu max,la57=off -smp "$smp" -m "$mem"
+		-machine pc -accel "tcg,thread=$tcg_thread" -cpu qemu64 -smp "$smp" -m "$mem"
 		-kernel "$kernel" -initrd "$initrd" -display none -no-reboot)
 	[ $icount = 1 ] && qemu+=(-icount shift=0,sleep=off)
 	if [ "${SLEEPY_VM_DRY_RUN:-}" = 1 ]; then

@@ -2,10 +2,12 @@
 /*
  * spin: a test program. Spins THREADS threads (the main thread is one of
  * them) for SECONDS of wall time each, then prints the pid, the tids and
- * the process's user and system CPU time.
+ * the process's user and system CPU time. --fifo runs them SCHED_FIFO, so
+ * that ordinary tasks (kernel workers included) wait.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,14 +43,16 @@ static void *spin(void *arg)
 
 int main(int argc, char **argv)
 {
-	int threads = 1;
+	int threads = 1, fifo = 0;
 	pthread_t tids[64];
 	struct rusage ru;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
-			printf("usage: spin [-t THREADS] [-s SECONDS]\n");
+			printf("usage: spin [-t THREADS] [-s SECONDS] [--fifo]\n");
 			return 0;
+		} else if (!strcmp(argv[i], "--fifo")) {
+			fifo = 1;
 		} else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
 			threads = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
@@ -61,6 +65,14 @@ int main(int argc, char **argv)
 	if (threads < 1 || threads > 64) {
 		fprintf(stderr, "spin: 1..64 threads\n");
 		return 2;
+	}
+	if (fifo) {
+		struct sched_param sp = { .sched_priority = 50 };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			perror("spin: sched_setscheduler");
+			return 1;
+		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("pid=%d\n", getpid());
