@@ -37,6 +37,8 @@ static inline void bench_print_cpu(void)
 static inline uint64_t bench_size(int argc, char **argv, const char *usage,
 				  uint64_t paper, uint64_t quick)
 {
+	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 :
+						    argv[0];
 	uint64_t n = paper;
 	int have_n = 0;
 
@@ -55,13 +57,13 @@ static inline uint64_t bench_size(int argc, char **argv, const char *usage,
 			errno = 0;
 			n = strtoull(a, &end, 10);
 			if (errno || *end || n == 0) {
-				fprintf(stderr, "%s: bad size: %s\n", argv[0], a);
+				fprintf(stderr, "%s: bad size: %s\n", prog, a);
 				exit(2);
 			}
 			have_n = 1;
 		} else {
 			fprintf(stderr, "%s: unknown argument: %s (try --help)\n",
-				argv[0], a);
+				prog, a);
 			exit(2);
 		}
 	}

@@ -1,0 +1,90 @@
+"""The benchmarks: checksums computed independently, and the demo."""
+import re
+import subprocess
+
+import pytest
+
+from conftest import BUILD, TOP, build_sh
+
+GUEST = BUILD / "user" / "guest"
+M64 = 2**64
+
+
+def run(prog, *args):
+    # The guest binaries are static: they run on the host too.
+    out = subprocess.run([str(GUEST / prog), *args], capture_output=True,
+                         text=True, check=True, timeout=600).stdout
+    return dict(re.findall(r"(\w+)=(\S+)", out))
+
+
+def btree_expected(n):
+    """The benchmark's seeded LCG and 80/20 mix, with a set for the tree."""
+    x, keys, distinct, found, inserts = 0x5EED5EED, set(), 0, 0, 0
+    for _ in range(n):
+        x = (x * 6364136223846793005 + 1442695040888963407) % M64
+        r = x >> 33
+        x = (x * 6364136223846793005 + 1442695040888963407) % M64
+        key = (x >> 33) % (1 << 20)
+        if r % 10 < 2:
+            inserts += 1
+            if key not in keys:
+                keys.add(key)
+                distinct += 1
+        elif key in keys:
+            found += 1
+    return inserts, distinct, found, (found * 2654435761 + distinct) % M64
+
+
+@pytest.mark.parametrize("suffix", ["", "-O2"])
+@pytest.mark.parametrize("n", [1, 10, 12345, 10_000_000])
+def test_loop_checksum(suffix, n):
+    got = run("loop" + suffix, str(n))
+    assert int(got["checksum"]) == (n * (n - 1) // 2) % M64
+    assert float(got["elapsed"]) >= 0 and float(got["utime"]) >= 0
+
+
+@pytest.mark.parametrize("suffix", ["", "-O2"])
+@pytest.mark.parametrize("n", [1, 3, 100, 3000])
+def test_call_checksum(suffix, n):
+    got = run("call" + suffix, str(n))
+    assert int(got["checksum"]) == (n * (n - 1) * (n - 2) // 6) % M64
+
+
+@pytest.mark.parametrize("suffix", ["", "-O2"])
+@pytest.mark.parametrize("n", [1, 1000, 100_000])
+def test_btree_checksum(suffix, n):
+    got = run("btree" + suffix, str(n))
+    inserts, distinct, found, checksum = btree_expected(n)
+    assert int(got["inserts"]) == inserts
+    assert int(got["distinct"]) == distinct
+    assert int(got["found"]) == found
+    assert int(got["lookups"]) == n - inserts
+    assert int(got["checksum"]) == checksum
+
+
+def test_quick_and_paper_sizes():
+    assert run("loop", "--quick")["n"] == "10000000"
+    assert run("call", "--quick")["n"] == "3000"
+    assert run("btree", "--quick")["n"] == "100000"
+    out = subprocess.run([str(GUEST / "loop"), "--help"], capture_output=True,
+                         text=True, check=True).stdout
+    assert "1000000000" in out
+
+
+@pytest.mark.parametrize("arg", ["x", "0", "-5", "--bogus"])
+def test_bad_arguments(arg):
+    r = subprocess.run([str(GUEST / "loop"), arg], capture_output=True,
+                       text=True)
+    assert r.returncode == 2
+    assert r.stderr.startswith("loop: ") and r.stderr.count("\n") == 1
+
+
+def test_demo_profiles_the_three_benchmarks():
+    r = build_sh("demo", timeout=1800)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    apps = re.search(r"==> per application \(user mode\)\n(.*?)\n\n", r.stdout,
+                     re.S).group(1)
+    for b in ("loop", "call", "btree"):
+        assert re.search(rf"^\s+\d+\s+[\d.]+%\s+{b}\s", apps, re.M), apps
+        assert f"==> {b}: hottest instruction addresses" in r.stdout
+    assert (BUILD / "demo" / "samples").stat().st_size > 1000
