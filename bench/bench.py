@@ -34,6 +34,10 @@ LABELS = {
 }
 BENCHES = ["loop", "call", "btree"]
 TARGET_OVERHEAD = 0.02     # percent, sleepy backup at HZ=1000
+GUEST_BIN = TOP / "build" / "user" / "guest"
+HOST_PARSE = TOP / "build" / "user" / "host" / "parse"
+BTREE_FUNCS = ["main", "lookup", "insert", "insert_rec", "find_child",
+               "get_parent_key", "find_index"]
 
 
 def parse_args(argv):
@@ -204,6 +208,123 @@ def judge(table, a):
     return out
 
 
+def functions(binary):
+    """[(start, end, name)] of the function symbols of an ELF file (nm)."""
+    out = subprocess.run(["nm", "-S", "--defined-only", str(binary)],
+                         capture_output=True, text=True, check=True).stdout
+    funcs = []
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) == 4 and p[2] in "tTwW":
+            start = int(p[0], 16)
+            funcs.append((start, start + int(p[1], 16), p[3]))
+    return sorted(funcs)
+
+
+def loop_body(binary, func):
+    """[start, end) of the body of func's loop: from the target of its
+    widest backward branch to the end of that branch (objdump)."""
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
+                          f"--disassemble={func}", str(binary)],
+                         capture_output=True, text=True, check=True).stdout
+    lines = re.findall(r"^\s+([0-9a-f]+):\s+(j\w+)\s+([0-9a-f]+)", out, re.M)
+    addrs = [int(x, 16) for x, _, _ in re.findall(
+        r"^\s+([0-9a-f]+):\s+(\S+)(.*)$", out, re.M)]
+    best = None
+    for at, _, target in lines:
+        at, target = int(at, 16), int(target, 16)
+        if target < at and (best is None or at - target > best[1] - best[0]):
+            nxt = min((x for x in addrs if x > at), default=at + 2)
+            best = (target, nxt)
+    if best is None:
+        raise RuntimeError(f"no loop found in {func} of {binary}")
+    return best
+
+
+def eip_counts(samples_file, app):
+    """{eip: samples} of app's user-mode samples, from parse's CSV."""
+    out = subprocess.run([str(HOST_PARSE), "--by", "appid-eip", "--format",
+                          "csv", str(samples_file)], capture_output=True,
+                         text=True, check=True).stdout
+    counts = {}
+    for row in csv.DictReader(out.splitlines()):
+        if row["app"] == app and row["eip"]:
+            eip = int(row["eip"], 16)
+            counts[eip] = counts.get(eip, 0) + int(row["samples"])
+    return counts
+
+
+def correctness(out, a):
+    """The paper's analyses (Figures 6-8) as assertions, on the first
+    backup run's session file: [(text, ok)] and the histograms."""
+    checks, hists = [], {}
+    for b in a.benches:
+        f = out / f"{b}.samples"
+        if not f.exists():
+            continue
+        counts = eip_counts(f, b)
+        total = sum(counts.values())
+        if b in ("loop", "call"):
+            func = "main" if b == "loop" else "loop"
+            lo, hi = loop_body(GUEST_BIN / b, func)
+            inside = sum(n for e, n in counts.items() if lo <= e < hi)
+            if b == "loop":
+                need, what = 0.99, f"inside its loop body [{lo:#x}, {hi:#x})"
+            else:
+                fs = {n: (s, e) for s, e, n in functions(GUEST_BIN / b)}
+                lo, hi = fs["loop"]
+                inside = sum(n for e, n in counts.items() if lo <= e < hi)
+                need, what = 0.95, f"inside loop() [{lo:#x}, {hi:#x})"
+            share = inside / total if total else 0
+            # Startup and exit lie outside the loop: allow them 1 - need
+            # of the samples, and at least one sample at --quick sizes.
+            allowed = max(1, int((1 - need) * total))
+            checks.append((f"{b}: {inside} of {total} user samples "
+                           f"({share:.1%}) {what}, need all but "
+                           f"{allowed}", total > 0 and
+                           total - inside <= allowed))
+            hists[b] = ("EIP", sorted(counts.items()))
+        else:
+            fs = functions(GUEST_BIN / b)
+            per = {}
+            for e, n in counts.items():
+                name = next((nm for s, en, nm in fs if s <= e < en), "?")
+                per[name] = per.get(name, 0) + n
+            top = max(per, key=per.get) if per else None
+            spread = [fn for fn in BTREE_FUNCS if per.get(fn)]
+            checks.append((f"btree: find_index on top ({top}: "
+                           f"{per.get(top, 0)} of {total})",
+                           top == "find_index"))
+            checks.append((f"btree: samples spread over {len(spread)} of its "
+                           f"functions ({', '.join(spread)}), need 4",
+                           len(spread) >= 4))
+            hists[b] = ("function", sorted(per.items(), key=lambda x: -x[1]))
+    return checks, hists
+
+
+def svg_histogram(title, items, path, label_fmt):
+    w, h, left, bottom = 760, 320, 50, 80
+    n = max(len(items), 1)
+    top = max([v for _, v in items] + [1])
+    bw = (w - left - 20) / n
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" '
+             f'height="{h}" font-family="sans-serif" font-size="10">',
+             f'<text x="{w/2}" y="16" text-anchor="middle" font-size="13">'
+             f'{title}</text>']
+    for i, (k, v) in enumerate(items):
+        bh = (h - bottom - 30) * v / top
+        x = left + i * bw
+        parts.append(f'<rect x="{x:.1f}" y="{h - bottom - bh:.1f}" '
+                     f'width="{max(bw - 2, 1):.1f}" height="{bh:.1f}" '
+                     'fill="#4c72b0"/>')
+        parts.append(f'<text x="{x + bw/2:.1f}" y="{h - bottom - bh - 3:.1f}" '
+                     f'text-anchor="middle">{v}</text>')
+        parts.append(f'<text transform="translate({x + bw/2:.1f},'
+                     f'{h - bottom + 10}) rotate(45)">{label_fmt(k)}</text>')
+    parts.append("</svg>")
+    path.write_text("\n".join(parts) + "\n")
+
+
 def svg_plot(table, a, path):
     """Grouped bars: overhead % per configuration, one group per bench."""
     cfgs = [c for c in a.configs if c != "control"]
@@ -262,6 +383,21 @@ def main(argv):
     print("Targets:")
     for text, ok in verdicts:
         print(f"  [{'met' if ok else 'MISSED'}] {text}")
+    checks, hists = correctness(out, a) if "backup" in a.configs else ([], {})
+    if checks:
+        print()
+        print("Correctness (the paper's Figures 6-8, sleepy backup run 1):")
+        for text, ok in checks:
+            print(f"  [{'ok' if ok else 'FAILED'}] {text}")
+        for b, (kind, items) in hists.items():
+            shown = sorted(items, key=lambda x: -x[1])[:8]
+            print(f"  {b}, samples per {kind}: " + ", ".join(
+                f"{k:#x}={v}" if kind == "EIP" else f"{k}={v}"
+                for k, v in shown))
+            svg_histogram(f"{b}: user samples per {kind} (sleepy)",
+                          items[:40] if kind == "EIP" else items,
+                          out / f"{b}-{kind.lower()}-histogram.svg",
+                          (lambda k: f"{k:#x}") if kind == "EIP" else str)
     with open(out / "bench.csv", "w", newline="") as f:
         fields = ["bench", "config", "runs", "median_s", "min_s", "max_s",
                   "overhead_pct", "samples", "dropped", "bytes",
@@ -276,10 +412,14 @@ def main(argv):
         "command": "./build.sh bench " + " ".join(argv),
         "results": list(table.values()),
         "targets": [{"text": t, "met": ok} for t, ok in verdicts],
+        "correctness": [{"text": t, "ok": ok} for t, ok in checks],
     }, indent=2) + "\n")
     svg_plot(table, a, out / "overhead.svg")
-    print(f"\nresults: {out}/bench.csv, bench.json, overhead.svg, results.txt")
-    return 0
+    print(f"\nresults: {out}/bench.csv, bench.json, overhead.svg, "
+          "*-histogram.svg, results.txt")
+    # Missed overhead targets are reported, not fatal (short --quick runs
+    # are noisy); a failed correctness check is.
+    return 0 if all(ok for _, ok in checks) else 1
 
 
 if __name__ == "__main__":

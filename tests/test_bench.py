@@ -1,4 +1,5 @@
 """The benchmarks: checksums computed independently, and the demo."""
+import json
 import re
 import subprocess
 
@@ -88,3 +89,25 @@ def test_demo_profiles_the_three_benchmarks():
         assert re.search(rf"^\s+\d+\s+[\d.]+%\s+{b}\s", apps, re.M), apps
         assert f"==> {b}: hottest instruction addresses" in r.stdout
     assert (BUILD / "demo" / "samples").stat().st_size > 1000
+
+
+def test_bench_quick_runs_every_configuration_and_its_checks(tmp_path):
+    r = build_sh("bench", "--quick", "--runs", "1", "--out", str(tmp_path),
+                 timeout=1800)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    table = r.stdout[r.stdout.index("Overhead, median"):]
+    for label in ("control (no profiler)", "sleepy sampling, no write",
+                  "sleepy backup (writes file)", "perf record -F 1000",
+                  "perf record -F 4000", "perf record -g -F 1000"):
+        assert re.search(rf"^{re.escape(label)}\s+\d", table, re.M), label
+    assert "[FAILED]" not in r.stdout
+    assert r.stdout.count("  [ok] ") == 4
+    data = json.loads((tmp_path / "bench.json").read_text())
+    assert len(data["results"]) == 18
+    assert all(c["ok"] for c in data["correctness"])
+    for cell in data["results"]:
+        assert cell["checksum"] == data["results"][0]["checksum"] or \
+            cell["bench"] != data["results"][0]["bench"]
+    for f in ("bench.csv", "overhead.svg", "loop-eip-histogram.svg",
+              "call-eip-histogram.svg", "btree-function-histogram.svg"):
+        assert (tmp_path / f).stat().st_size > 0, f
