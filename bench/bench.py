@@ -254,14 +254,11 @@ def eip_counts(samples_file, app):
     return counts
 
 
-def correctness(out, a):
-    """The paper's analyses (Figures 6-8) as assertions, on the first
-    backup run's session file: [(text, ok)] and the histograms."""
+def correctness(files):
+    """The paper's analyses (Figures 6-8) as assertions, on sleepy session
+    files ({bench: path}): [(text, ok)] and the histograms."""
     checks, hists = [], {}
-    for b in a.benches:
-        f = out / f"{b}.samples"
-        if not f.exists():
-            continue
+    for b, f in files.items():
         counts = eip_counts(f, b)
         total = sum(counts.values())
         if b in ("loop", "call"):
@@ -300,6 +297,22 @@ def correctness(out, a):
                            len(spread) >= 4))
             hists[b] = ("function", sorted(per.items(), key=lambda x: -x[1]))
     return checks, hists
+
+
+def report_correctness(files, out):
+    """Print the checks and histograms, write the histograms as SVG."""
+    checks, hists = correctness(files)
+    for text, ok in checks:
+        print(f"  [{'ok' if ok else 'FAILED'}] {text}")
+    for b, (kind, items) in hists.items():
+        shown = sorted(items, key=lambda x: -x[1])[:8]
+        print(f"  {b}, samples per {kind}: " + ", ".join(
+            f"{k:#x}={v}" if kind == "EIP" else f"{k}={v}" for k, v in shown))
+        svg_histogram(f"{b}: user samples per {kind} (sleepy)",
+                      items[:40] if kind == "EIP" else items,
+                      out / f"{b}-{kind.lower()}-histogram.svg",
+                      (lambda k: f"{k:#x}") if kind == "EIP" else str)
+    return checks
 
 
 def svg_histogram(title, items, path, label_fmt):
@@ -367,6 +380,14 @@ def svg_plot(table, a, path):
 
 
 def main(argv):
+    if argv[:1] == ["--analyze"]:
+        # bench.py --analyze FILE OUTDIR: the checks and histograms of one
+        # session file that profiled all three benchmarks (the demo).
+        if len(argv) != 3:
+            sys.exit("usage: bench.py --analyze SESSION-FILE OUTDIR")
+        checks = report_correctness({b: Path(argv[1]) for b in BENCHES},
+                                    Path(argv[2]))
+        return 0 if all(ok for _, ok in checks) else 1
     a = parse_args(argv)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(a.out) if a.out else TOP / "results" / f"bench-{stamp}"
@@ -383,21 +404,12 @@ def main(argv):
     print("Targets:")
     for text, ok in verdicts:
         print(f"  [{'met' if ok else 'MISSED'}] {text}")
-    checks, hists = correctness(out, a) if "backup" in a.configs else ([], {})
-    if checks:
+    checks = []
+    if "backup" in a.configs:
         print()
         print("Correctness (the paper's Figures 6-8, sleepy backup run 1):")
-        for text, ok in checks:
-            print(f"  [{'ok' if ok else 'FAILED'}] {text}")
-        for b, (kind, items) in hists.items():
-            shown = sorted(items, key=lambda x: -x[1])[:8]
-            print(f"  {b}, samples per {kind}: " + ", ".join(
-                f"{k:#x}={v}" if kind == "EIP" else f"{k}={v}"
-                for k, v in shown))
-            svg_histogram(f"{b}: user samples per {kind} (sleepy)",
-                          items[:40] if kind == "EIP" else items,
-                          out / f"{b}-{kind.lower()}-histogram.svg",
-                          (lambda k: f"{k:#x}") if kind == "EIP" else str)
+        checks = report_correctness(
+            {b: out / f"{b}.samples" for b in a.benches}, out)
     with open(out / "bench.csv", "w", newline="") as f:
         fields = ["bench", "config", "runs", "median_s", "min_s", "max_s",
                   "overhead_pct", "samples", "dropped", "bytes",

@@ -20,9 +20,12 @@ esac
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-echo "==> booting the sleepy kernel (2 vCPUs, QEMU TCG) and profiling" \
-	"loop, call and btree ${size:+(quick sizes)}"
-"$TOP/build.sh" vm --smp 2 --share "$OUT" --timeout 1800 -- sh -c "
+# -icount: guest time follows executed instructions, so samples land on
+# any instruction (plain TCG takes interrupts only between translated
+# blocks, and charges translation to the code being translated).
+echo "==> booting the sleepy kernel (1 vCPU, QEMU TCG -icount) and" \
+	"profiling loop, call and btree ${size:+(quick sizes)}"
+"$TOP/build.sh" vm --smp 1 --icount --share "$OUT" --timeout 3600 -- sh -c "
 	sample_start -o /var/log/samples || exit 1
 	loop $size && call $size && btree $size
 	sample_stop > /mnt/share/stats.txt; rc=\$?
@@ -34,16 +37,12 @@ parse=$BUILD/user/host/parse
 echo
 echo "==> per application (user mode)"
 "$parse" --by app "$OUT/samples" | sed -n '/^Samples by/,$p'
-for b in loop call btree; do
-	echo
-	echo "==> $b: hottest instruction addresses"
-	"$parse" --by appid-eip --format csv "$OUT/samples" |
-		awk -F, -v b="$b" '$1 == b && $5 != "" { print }' |
-		sort -t, -k6,6nr | head -n 5 |
-		awk -F, '{ printf "  %-8s %6d samples  %6s%% of all user samples\n", $5, $6, $7 }'
-done
 echo
-echo "The session file is $OUT/samples. Next, try:"
+echo "==> where each benchmark spent its time: the SLEEPY paper's checks"
+/usr/bin/python3 "$TOP/bench/bench.py" --analyze "$OUT/samples" "$OUT"
+echo
+echo "The session file is $OUT/samples; plots: $OUT/*-histogram.svg."
+echo "Next, try:"
 echo "  $parse $OUT/samples"
 echo "  $parse --by appid-eip --format csv $OUT/samples"
 echo "  ./build.sh vm -- sh -c 'sample_start && YOUR-PROGRAM; sample_stop && parse /var/log/samples'"
