@@ -87,8 +87,12 @@ def test_demo_profiles_the_three_benchmarks():
                      re.S).group(1)
     for b in ("loop", "call", "btree"):
         assert re.search(rf"^\s+\d+\s+[\d.]+%\s+{b}\s", apps, re.M), apps
-        assert f"==> {b}: hottest instruction addresses" in r.stdout
+        assert re.search(rf"^  \[ok\] {b}: ", r.stdout, re.M), r.stdout
+    assert "[FAILED]" not in r.stdout
     assert (BUILD / "demo" / "samples").stat().st_size > 1000
+    for f in ("loop-eip-histogram.svg", "call-eip-histogram.svg",
+              "btree-function-histogram.svg"):
+        assert (BUILD / "demo" / f).stat().st_size > 0, f
 
 
 def test_bench_quick_runs_every_configuration_and_its_checks(tmp_path):
