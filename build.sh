@@ -366,8 +366,11 @@ cmd_patches() {
 	n=$(git_tree rev-list --count pristine..HEAD)
 	[ "$n" -gt 0 ] || die "build/linux has no commits on top of pristine"
 	rm -f "$PATCHES"/*.patch
-	git_tree format-patch -q --no-signature --zero-commit -N \
-		-o "$PATCHES" pristine..HEAD
+	# Blank context lines are written empty, not as one space: checkpatch
+	# checks a file git tracks in its --file mode, where that space would
+	# read as trailing whitespace. git am takes both.
+	git_tree -c diff.suppressBlankEmpty=true format-patch -q \
+		--no-signature --zero-commit -N -o "$PATCHES" pristine..HEAD
 	(cd "$PATCHES" && ls -1 -- *.patch) >"$PATCHES/series"
 	echo "$(series_hash) $(git_tree rev-parse HEAD)" >"$TREE/.git/sleepy-applied"
 	echo "exported $n patches to linux-patches/ (series updated)"
