@@ -23,6 +23,7 @@
 #include "report.h"
 
 #define PROG "parse"
+#include "die.h"
 #define MODE_ALL (-1)
 #define BY_DEFAULT (-1)		/* both of the paper's reports */
 #define NR_MODES 4		/* enum sleepy_mode */
@@ -53,20 +54,6 @@ static const char usage_text[] =
 	"samples in the report. Appids without an APPID record show as\n"
 	"?appid=N. Exit status: 0 done, 1 I/O error, 2 usage error or an\n"
 	"invalid file.\n";
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
 
 __attribute__((noreturn))
 static void die_nomem(void)

@@ -16,6 +16,7 @@
 #include "libsleepy.h"
 
 #define PROG "sample_start"
+#include "die.h"
 #define DEFAULT_PATH "/var/log/samples"
 
 static const char usage_text[] =
@@ -45,20 +46,6 @@ static void usage(void)
 	       SAMPLE_MIN_BUFFER_SIZE, SAMPLE_MAX_BUFFER_SIZE,
 	       SAMPLE_DEFAULT_BUFFER_SIZE, SAMPLE_MAX_POOL_BYTES >> 20,
 	       SAMPLE_MAX_APPIDS, SAMPLE_DEFAULT_MAX_APPIDS);
-}
-
-/* Print "sample_start: <fmt>" as one line and exit with status. */
-__attribute__((format(printf, 2, 3), noreturn))
-static void die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
 }
 
 /*

@@ -19,6 +19,7 @@
 #include "libsleepy.h"
 
 #define PROG "sample_stop"
+#include "die.h"
 
 static const char usage_text[] =
 	"usage: sample_stop [--json]\n"
@@ -34,19 +35,6 @@ static const char usage_text[] =
 	"says whether that accounting is exact. Exit status: 0 stopped; 1 no\n"
 	"session was active, the call failed, the session had write errors or\n"
 	"the accounting does not add up; 2 usage.\n";
-
-__attribute__((format(printf, 2, 3), noreturn))
-static void die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
 
 /* What the statistics say, beyond the raw counters. */
 struct summary {
