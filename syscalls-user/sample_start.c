@@ -6,12 +6,14 @@
  * exit 2 for usage errors, 1 when the kernel refuses.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "libsleepy.h"
 
@@ -26,6 +28,8 @@ static const char usage_text[] =
 	"Start a sleepy sampling session: from now on every timer tick on every\n"
 	"CPU records a sample into per-CPU buffers, which the kernel writes to\n"
 	"PATH. Stop the session with sample_stop. Prints nothing on success.\n"
+	"It also copies /proc/kallsyms to PATH.kallsyms, for parse to name\n"
+	"kernel addresses (a failure there is a warning, not an error).\n"
 	"\n"
 	"  -o, --output PATH  session file (default " DEFAULT_PATH ")\n"
 	"  --buffers N        buffers per CPU (1..%u; default %u)\n"
@@ -117,6 +121,111 @@ static const char *option_value(int argc, char **argv, int *i,
 	return argv[++*i];
 }
 
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Is there a non-zero address in this chunk of /proc/kallsyms? */
+static int has_address(const char *buf, size_t n, int *at_line_start)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (*at_line_start && buf[i] != '0' && buf[i] != '\n' &&
+		    buf[i] != ' ')
+			return 1;
+		if (buf[i] == '\n')
+			*at_line_start = 1;
+		else if (buf[i] == ' ')
+			*at_line_start = 0;	/* past the address */
+	}
+	return 0;
+}
+
+/*
+ * Copy /proc/kallsyms to PATH.kallsyms (mode 0600, no symlinks), so that
+ * parse can name the kernel's addresses on another machine. The session is
+ * running already: any failure is one warning line, not an error.
+ */
+static void save_kallsyms(const char *path)
+{
+	static const char suffix[] = ".kallsyms";
+	size_t len = strlen(path);
+	char *out = malloc(len + sizeof(suffix));
+	char buf[65536];
+	int in = -1, fd = -1, nonzero = 0, line_start = 1;
+	const char *what = NULL;
+	int err = 0;
+	ssize_t n;
+
+	if (!out) {
+		warn("cannot save the kernel's symbols: %s", strerror(ENOMEM));
+		return;
+	}
+	memcpy(out, path, len);
+	memcpy(out + len, suffix, sizeof(suffix));
+	in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		what = "/proc/kallsyms";
+		err = errno;
+		goto done;
+	}
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		what = out;
+		err = errno;
+		goto done;
+	}
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			what = "/proc/kallsyms";
+			err = errno;
+			goto done;
+		}
+		if (!nonzero)
+			nonzero = has_address(buf, (size_t)n, &line_start);
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(fd, buf + off, (size_t)(n - off));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				what = out;
+				err = errno;
+				goto done;
+			}
+			off += w;
+		}
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		what = out;
+		err = errno;
+		goto done;
+	}
+	fd = -1;
+	if (!nonzero)
+		warn("%s: the kernel hid its symbol addresses (all zero; "
+		     "kernel.kptr_restrict, or no CAP_SYSLOG)", out);
+done:
+	if (what)
+		warn("cannot save the kernel's symbols: %s: %s", what,
+		     strerror(err));
+	if (in >= 0)
+		close(in);
+	if (fd >= 0)
+		close(fd);
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	struct sample_config cfg;
@@ -171,8 +280,10 @@ int main(int argc, char **argv)
 		    " bytes is over the per-CPU limit of %u MiB", buffers,
 		    size, SAMPLE_MAX_POOL_BYTES >> 20);
 
-	if (sleepy_sample_start(path, &cfg) == 0)
+	if (sleepy_sample_start(path, &cfg) == 0) {
+		save_kallsyms(path);
 		return 0;
+	}
 
 	switch (errno) {
 	case EBUSY:
