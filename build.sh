@@ -414,9 +414,16 @@ cmd_user() {
 # copy_with_libs ROOT BIN: a dynamically linked host binary and the shared
 # libraries ldd names, at the same paths under ROOT.
 copy_with_libs() {
+	install -D -m 0755 "$2" "$1$2"
+	copy_libs "$1" "$2"
+}
+
+# copy_libs ROOT BIN: the shared libraries ldd names for BIN, at the same
+# paths under ROOT, except those found under ROOT already.
+copy_libs() {
 	local root=$1 bin=$2 lib
-	install -D -m 0755 "$bin" "$root$bin"
 	for lib in $(ldd "$bin" 2>/dev/null | grep -oE '/[^ ]+'); do
+		case "$lib" in "$root"/*) continue ;; esac
 		[ -e "$root$lib" ] || install -D -m 0755 "$lib" "$root$lib"
 	done
 }
@@ -444,6 +451,12 @@ build_initramfs() {
 	cp -a "$BUILD/mods-$flavor/lib/modules/$rel" "$root/lib/modules/"
 	if [ -d "$BUILD/user/guest" ]; then
 		cp -a "$BUILD/user/guest/." "$root/usr/bin/"
+		# The dynamically linked test programs (tests/progs) need
+		# the loader and the C library; their own libraries are
+		# next to them.
+		for a in "$root"/usr/bin/*; do
+			[ -f "$a" ] && [ ! -L "$a" ] && copy_libs "$root" "$a"
+		done
 	fi
 	cat >"$root/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/sh
