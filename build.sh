@@ -12,7 +12,8 @@ JOBS=${SLEEPY_JOBS:-$(nproc)}
 
 # Debian packages the project needs: kernel build, VM, guest userland, user
 # tools (static elfutils/capstone/sqlite and their compression libraries),
-# the test harness and the perf peer for the benchmarks.
+# the test harness (clang for the fuzz target) and the perf peer for the
+# benchmarks.
 DEPS=(
 	"$SRC_PKG" build-essential bc flex bison libelf-dev libssl-dev dwarves
 	cpio kmod xz-utils rsync git ccache file
@@ -20,7 +21,7 @@ DEPS=(
 	libdw-dev libcapstone-dev libsqlite3-dev sqlite3
 	zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
 	linux-perf
-	python3 python3-pytest
+	python3 python3-pytest clang
 )
 
 usage() {

@@ -1,0 +1,56 @@
+"""Seed corpus for reader_fuzz: small valid session files, one per shape
+the reader knows (written with tests/sleepyfile.py).
+
+    /usr/bin/python3 tests/fuzz/make_seeds.py OUTDIR
+"""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import sleepyfile as sf  # noqa: E402
+
+
+def seeds():
+    """(name, bytes) pairs."""
+    out = [("header-only", sf.header())]
+
+    f = sf.SessionFile(hz=1000, nr_cpus=1)
+    f.appid(1, "loop", pid=100, path="/usr/bin/loop")
+    f.mmap(1, 0x400000, 0x1000, pid=100, pgoff=0x1000,
+           build_id=bytes(range(20)), path="/usr/bin/loop")
+    f.sample(1, 0x401000, pid=100, tid=100, time_ns=1000)
+    f.sample(1, 0xffffffff81000000, mode=sf.MODE_KERNEL, pid=100, tid=100,
+             user_ip=0x401004, time_ns=2000)
+    f.sample(1, 0x401008, mode=sf.MODE_IRQ, cpu=0)
+    f.stats(samples_taken=3, samples_written=3, appids=1,
+            buffers_hwm=[1])
+    out.append(("session", f.data()))
+
+    f = sf.SessionFile(header_size=sf.HEADER_SIZE + 12, extra=b"\0" * 12)
+    f.record(99, b"later record type")
+    f.appid(7, "[kworker/0:1]", flags=sf.APPID_F_KTHREAD)
+    f.appid(0, "[idle]", flags=sf.APPID_F_IDLE)
+    f.sample(0, 0xffffffff81001000, mode=sf.MODE_IDLE)
+    out.append(("long-header-unknown-record", f.data()))
+
+    f = sf.SessionFile()
+    for i in range(4):
+        f.appid(i, f"app{i}", instance=i, pid=200 + i,
+                path=f"/bin/app{i}", origin=i)
+        f.mmap(i, 0x7f0000000000 + i * 0x10000, 0x2000, pid=200 + i,
+               path=f"/lib/lib{i}.so")
+        f.sample(i, 0x7f0000000100 + i * 0x10000, cpu=i, pid=200 + i)
+    out.append(("many", f.data()))
+    return out
+
+
+def main(argv):
+    d = Path(argv[1])
+    d.mkdir(parents=True, exist_ok=True)
+    for name, data in seeds():
+        (d / name).write_bytes(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * reader_fuzz: a libFuzzer target for parse's session file reader
+ * (parse/reader.c). Each input is written to a memfd and opened by path
+ * (/proc/self/fd/N), the way parse opens a file; every record is walked and
+ * every decoder called. Besides the sanitizers' checks, it traps when the
+ * reader breaks a promise of reader.h: a record it returns must be at least
+ * its type's fixed size, its strings NUL-terminated inside it, offsets must
+ * add up, and an error must come with a message and an offset inside the
+ * input. Built and run by tests/test_fuzz.py:
+ *
+ *   clang -fsanitize=fuzzer,address,undefined -I build/uapi -I parse \
+ *       tests/fuzz/reader_fuzz.c parse/reader.c -o reader_fuzz
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "reader.h"
+
+#define CHECK(cond)                                                     \
+	do {                                                            \
+		if (!(cond)) {                                          \
+			fprintf(stderr, "reader_fuzz: broken promise: %s " \
+				"(line %d)\n", #cond, __LINE__);        \
+			__builtin_trap();                               \
+		}                                                       \
+	} while (0)
+
+static volatile uint64_t sink;
+
+/* A string the reader vouched for: NUL-terminated after len bytes, inside
+ * the record. */
+static void check_string(const struct sleepy_record *rec, const char *s,
+			 size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	CHECK(p >= rec->data && p + len < rec->data + rec->size);
+	CHECK(strlen(s) == len);
+}
+
+static void walk(const char *path, size_t size)
+{
+	struct sleepy_reader *r = sleepy_reader_open(path);
+	struct sleepy_record rec;
+	const struct sleepy_file_header *h;
+	uint64_t expect;
+	int rc;
+
+	if (!r)
+		return;		/* out of memory */
+	h = sleepy_reader_header(r);
+	if (sleepy_reader_status(r) == SLEEPY_OK) {
+		CHECK(h->version == SLEEPY_FORMAT_VERSION);
+		CHECK(h->header_size >= sizeof(*h) &&
+		      h->header_size <= size);
+		CHECK(strlen(h->release) < sizeof(h->release));
+		CHECK(strlen(h->machine) < sizeof(h->machine));
+		CHECK(sleepy_reader_offset(r) == h->header_size);
+	}
+	expect = sleepy_reader_offset(r);
+	while ((rc = sleepy_reader_next(r, &rec)) == 1) {
+		CHECK(rec.offset == expect);
+		CHECK(rec.size >= sizeof(struct sleepy_rec_hdr));
+		CHECK(rec.offset + rec.size <= size);
+		expect += rec.size;
+		CHECK(sleepy_reader_offset(r) == expect);
+		switch (rec.type) {
+		case SLEEPY_REC_SAMPLE: {
+			struct sleepy_sample s;
+
+			CHECK(rec.size >= SLEEPY_SAMPLE_SIZE);
+			sleepy_get_sample(&rec, &s);
+			if (s.flags & SLEEPY_SAMPLE_F_USER_IP)
+				CHECK(rec.size >= SLEEPY_SAMPLE_UIP_SIZE);
+			CHECK(sleepy_sample_mode(&rec) == s.mode);
+			CHECK(sleepy_sample_appid(&rec) == s.appid);
+			CHECK(sleepy_sample_ip(&rec) == s.ip);
+			CHECK(sleepy_sample_time(&rec) == s.time_ns);
+			sink += s.user_ip + s.pid + s.tid + s.cpu;
+			if (sleepy_mode_name(s.mode))
+				sink += strlen(sleepy_mode_name(s.mode));
+			break;
+		}
+		case SLEEPY_REC_APPID: {
+			struct sleepy_appid a;
+
+			CHECK(rec.size >= SLEEPY_APPID_SIZE);
+			sleepy_get_appid(&rec, &a);
+			check_string(&rec, a.name, a.name_len);
+			check_string(&rec, a.path, a.path_len);
+			sink += a.appid + a.instance + a.pid + a.parent_appid +
+				a.origin + a.flags + a.time_ns;
+			break;
+		}
+		case SLEEPY_REC_MMAP: {
+			struct sleepy_mmap m;
+
+			CHECK(rec.size >= SLEEPY_MMAP_SIZE);
+			sleepy_get_mmap(&rec, &m);
+			CHECK(m.build_id_len <= SLEEPY_BUILD_ID_MAX);
+			for (unsigned int i = 0; i < m.build_id_len; i++)
+				sink += m.build_id[i];
+			check_string(&rec, m.path, m.path_len);
+			sink += m.appid + m.pid + m.start + m.len + m.pgoff +
+				m.time_ns;
+			break;
+		}
+		case SLEEPY_REC_STATS: {
+			struct sample_stats st;
+
+			CHECK(rec.size >= SLEEPY_STATS_SIZE);
+			sleepy_get_stats(&rec, &st);
+			sink += st.samples_taken + st.samples_written;
+			break;
+		}
+		default:
+			/* Unknown: the caller skips it, but may look. */
+			for (size_t i = 0; i < rec.size; i++)
+				sink += rec.data[i];
+			break;
+		}
+	}
+	if (rc < 0) {
+		CHECK(sleepy_reader_status(r) != SLEEPY_OK);
+		CHECK(sleepy_reader_error(r)[0] != '\0');
+		if (sleepy_reader_status(r) == SLEEPY_ERR_FORMAT)
+			CHECK(sleepy_reader_error_offset(r) <= size);
+		/* Errors stick. */
+		CHECK(sleepy_reader_next(r, &rec) == -1);
+	} else {
+		CHECK(sleepy_reader_status(r) == SLEEPY_OK);
+		CHECK(expect == size);
+		CHECK(sleepy_reader_next(r, &rec) == 0);
+	}
+	sleepy_reader_close(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	static char path[64];
+	size_t done = 0;
+
+	if (fd < 0) {
+		fd = memfd_create("sleepy-fuzz", MFD_CLOEXEC);
+		if (fd < 0) {
+			perror("reader_fuzz: memfd_create");
+			abort();
+		}
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) < 0) {
+		perror("reader_fuzz: ftruncate");
+		abort();
+	}
+	while (done < size) {
+		ssize_t n = pwrite(fd, data + done, size - done, (off_t)done);
+
+		if (n <= 0) {
+			perror("reader_fuzz: pwrite");
+			abort();
+		}
+		done += (size_t)n;
+	}
+	walk(path, size);
+	return 0;
+}

@@ -1,0 +1,100 @@
+"""The session file reader under libFuzzer (tests/fuzz/reader_fuzz.c).
+
+The target is built with clang's fuzzer, address and undefined-behaviour
+sanitizers from parse/reader.c as it is, seeded with small valid files
+(tests/fuzz/make_seeds.py), and run for a bounded time; any crash, leak,
+sanitizer report, memory over the limit, hang or broken promise of
+reader.h fails the test. The inputs in tests/fuzz/regressions/ (crashes
+found once) run on every test run.
+"""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import BUILD, TOP
+
+FUZZ_DIR = TOP / "tests" / "fuzz"
+REGRESSIONS = FUZZ_DIR / "regressions"
+TARGET = BUILD / "fuzz" / "reader_fuzz"
+SECONDS = int(os.environ.get("SLEEPY_FUZZ_SECONDS", "60"))
+CLANG = shutil.which("clang")
+
+pytestmark = pytest.mark.skipif(
+    CLANG is None, reason="clang is not installed (./build.sh deps)")
+
+
+@pytest.fixture(scope="module")
+def target():
+    uapi = BUILD / "uapi" / "linux" / "sleepy.h"
+    assert uapi.exists(), f"{uapi} missing: run ./build.sh user first"
+    TARGET.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [CLANG, "-std=c11", "-g", "-O1", "-Wall", "-Wextra", "-Werror",
+           "-D_DEFAULT_SOURCE", "-fsanitize=fuzzer,address,undefined",
+           "-fno-sanitize-recover=undefined",
+           "-I", str(BUILD / "uapi"), "-I", str(TOP / "parse"),
+           str(FUZZ_DIR / "reader_fuzz.c"), str(TOP / "parse" / "reader.c"),
+           "-o", str(TARGET)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return TARGET
+
+
+def fuzz_env():
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
+    env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    return env
+
+
+def test_seeds_are_valid_and_pass(target, tmp_path):
+    seeds = tmp_path / "seeds"
+    subprocess.run(["/usr/bin/python3", str(FUZZ_DIR / "make_seeds.py"),
+                    str(seeds)], check=True, timeout=60)
+    files = sorted(seeds.iterdir())
+    assert len(files) >= 4
+    r = subprocess.run([str(target), *map(str, files)], capture_output=True,
+                       text=True, timeout=120, env=fuzz_env())
+    assert r.returncode == 0, r.stderr[-4000:]
+    for f in files:
+        assert f"Executed {f}" in r.stderr
+        # Valid seeds: parse reads each to its end.
+        p = subprocess.run([str(BUILD / "user" / "host" / "parse"),
+                            "--mode", "all", str(f)], capture_output=True,
+                           text=True, timeout=60)
+        assert p.returncode == 0, (f, p.stderr)
+
+
+def test_regression_inputs(target):
+    files = sorted(p for p in REGRESSIONS.iterdir() if p.name != "README.md")
+    if not files:
+        pytest.skip("no regression inputs (no crash found so far)")
+    r = subprocess.run([str(target), *map(str, files)], capture_output=True,
+                       text=True, timeout=300, env=fuzz_env())
+    assert r.returncode == 0, r.stderr[-4000:]
+
+
+def test_fuzz_bounded(target, tmp_path):
+    seeds = tmp_path / "seeds"
+    work = tmp_path / "corpus"
+    artifacts = tmp_path / "artifacts"
+    for d in (work, artifacts):
+        d.mkdir()
+    subprocess.run(["/usr/bin/python3", str(FUZZ_DIR / "make_seeds.py"),
+                    str(seeds)], check=True, timeout=60)
+    r = subprocess.run(
+        [str(target), f"-max_total_time={SECONDS}", "-rss_limit_mb=512",
+         "-timeout=10", "-max_len=4096", "-print_final_stats=1",
+         f"-artifact_prefix={artifacts}/", str(work), str(seeds)],
+        capture_output=True, text=True, timeout=SECONDS + 300,
+        env=fuzz_env())
+    found = sorted(artifacts.iterdir())
+    assert r.returncode == 0 and not found, (
+        f"reader_fuzz failed (exit {r.returncode}); keep the input in "
+        f"tests/fuzz/regressions/: {[str(p) for p in found]}\n"
+        + r.stderr[-4000:])
+    runs = int(next(line.rsplit(":", 1)[1] for line in r.stderr.splitlines()
+                    if line.startswith("stat::number_of_executed_units")))
+    print(f"reader_fuzz: {runs} inputs in {SECONDS} s, no crash")
+    assert runs > 1000
