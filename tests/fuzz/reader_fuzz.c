@@ -7,7 +7,13 @@
  * reader breaks a promise of reader.h: a record it returns must be at least
  * its type's fixed size, its strings NUL-terminated inside it, offsets must
  * add up, and an error must come with a message and an offset inside the
- * input. Built and run by tests/test_fuzz.py:
+ * input.
+ *
+ * The reader reads through a 1 MiB window, so inputs of a few KiB never
+ * cross it. One input in eight (by its length) is also walked padded: its
+ * first 180 bytes (the header), then unknown-type filler records up to just
+ * short of 1 MiB, then the rest of the input, whose records then straddle
+ * the window's end. Built and run by tests/test_fuzz.py:
  *
  *   clang -fsanitize=fuzzer,address,undefined -I build/uapi -I parse \
  *       tests/fuzz/reader_fuzz.c parse/reader.c -o reader_fuzz
@@ -141,13 +147,53 @@ static void walk(const char *path, size_t size)
 	sleepy_reader_close(r);
 }
 
+#define WINDOW		(1u << 20)	/* reader.c's BUF_SIZE */
+#define HEADER_BYTES	180
+#define FILLER_TYPE	0x7fff		/* a record type nobody knows */
+#define FILLER_MAX	60000
+
+static void put(int fd, const void *data, size_t size, off_t at)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = pwrite(fd, (const char *)data + done, size - done,
+				   at + (off_t)done);
+
+		if (n <= 0) {
+			perror("reader_fuzz: pwrite");
+			abort();
+		}
+		done += (size_t)n;
+	}
+}
+
+/* len bytes of unknown-type records (len >= 4). */
+static void put_filler(int fd, size_t len, off_t at)
+{
+	static unsigned char rec[FILLER_MAX];
+
+	while (len > 0) {
+		size_t n = len > FILLER_MAX ? FILLER_MAX : len;
+		uint16_t h[2];
+
+		if (len - n > 0 && len - n < 4)
+			n -= 4;		/* leave a whole record's worth */
+		h[0] = FILLER_TYPE;
+		h[1] = (uint16_t)n;
+		memcpy(rec, h, sizeof(h));
+		put(fd, rec, n, at);
+		at += (off_t)n;
+		len -= n;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
 	static char path[64];
-	size_t done = 0;
 
 	if (fd < 0) {
 		fd = memfd_create("sleepy-fuzz", MFD_CLOEXEC);
@@ -161,15 +207,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		perror("reader_fuzz: ftruncate");
 		abort();
 	}
-	while (done < size) {
-		ssize_t n = pwrite(fd, data + done, size - done, (off_t)done);
+	put(fd, data, size, 0);
+	walk(path, size);
 
-		if (n <= 0) {
-			perror("reader_fuzz: pwrite");
+	if (size >= HEADER_BYTES && size % 8 == 0) {
+		/* The rest starts 1..61 bytes before the window's end. */
+		size_t filler = WINDOW - HEADER_BYTES - 1 - size % 61;
+
+		if (ftruncate(fd, 0) < 0) {
+			perror("reader_fuzz: ftruncate");
 			abort();
 		}
-		done += (size_t)n;
+		put(fd, data, HEADER_BYTES, 0);
+		put_filler(fd, filler, HEADER_BYTES);
+		put(fd, data + HEADER_BYTES, size - HEADER_BYTES,
+		    (off_t)(HEADER_BYTES + filler));
+		walk(path, size + filler);
 	}
-	walk(path, size);
 	return 0;
 }
