@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * synth_big: write a large, valid, deterministic synthetic session file,
+ * for parse's speed benchmark (bench/parse_speed.sh).
+ *
+ *   synth_big -o OUT [--samples N] [--appids K] [--seed S] ELF...
+ *
+ * Every appid maps every ELF file given (its executable PT_LOAD segments,
+ * as the kernel's MMAP records would show them, with the file's GNU
+ * build-id), so that parse --by symbol has real symbol tables to search.
+ * Samples pick an appid, and either a kernel address (1 in 10, with a
+ * user_ip) or one of a fixed pool of addresses inside an ELF's executable
+ * segments, skewed so that a few addresses are hot, as in a real profile.
+ * The same arguments always give the same bytes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/sleepy.h>
+
+#define PROG "synth_big"
+#include "die.h"
+
+#define POOL		2048	/* distinct user addresses per ELF */
+#define MAX_ELFS	16
+#define MAX_SEGS	8
+#define DYN_BASE	0x7f0000000000ull
+#define DYN_STRIDE	0x10000000ull
+#define KERNEL_BASE	0xffffffff81000000ull
+#define KERNEL_SPAN	0x800000ull
+#define HZ		1000
+#define NR_CPUS		2
+
+struct seg {
+	uint64_t start, len, pgoff;
+};
+
+struct elf_file {
+	const char *path;
+	struct seg seg[MAX_SEGS];
+	int nseg;
+	uint8_t build_id[SLEEPY_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	uint64_t pool[POOL];
+};
+
+static uint64_t rng_state;
+
+/* xorshift64*: deterministic for a seed. */
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+
+static uint64_t parse_count(const char *opt, const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end || errno || v == 0)
+		die(2, "%s: '%s' is not a positive number", opt, s);
+	return v;
+}
+
+static void read_build_id(Elf *e, struct elf_file *f)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_off,
+					   &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+			    nh.n_descsz <= SLEEPY_BUILD_ID_MAX) {
+				memcpy(f->build_id,
+				       (char *)d->d_buf + desc_off,
+				       nh.n_descsz);
+				f->build_id_len = (uint8_t)nh.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+/* The executable segments of path, mapped as the kernel would map them. */
+static void load_elf(struct elf_file *f, const char *path, int index)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	GElf_Ehdr eh;
+	size_t n;
+	uint64_t base, page = 4096, total = 0;
+
+	if (fd < 0)
+		die(1, "%s: %s", path, strerror(errno));
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh))
+		die(1, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+		die(1, "%s: not an executable or shared object", path);
+	base = eh.e_type == ET_DYN ? DYN_BASE + DYN_STRIDE * (uint64_t)index
+				   : 0;
+	if (elf_getphdrnum(e, &n))
+		die(1, "%s: %s", path, elf_errmsg(-1));
+	f->path = path;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		struct seg *s;
+
+		if (!gelf_getphdr(e, (int)i, &ph))
+			die(1, "%s: %s", path, elf_errmsg(-1));
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    ph.p_filesz == 0)
+			continue;
+		if (f->nseg == MAX_SEGS)
+			die(1, "%s: more than %d executable segments", path,
+			    MAX_SEGS);
+		s = &f->seg[f->nseg++];
+		s->start = base + (ph.p_vaddr & ~(page - 1));
+		s->pgoff = ph.p_offset & ~(page - 1);
+		s->len = ((base + ph.p_vaddr + ph.p_filesz + page - 1) &
+			  ~(page - 1)) - s->start;
+		total += ph.p_filesz;
+	}
+	if (f->nseg == 0)
+		die(1, "%s: no executable segment", path);
+	read_build_id(e, f);
+	/* The address pool: uniform over the executable bytes. */
+	for (int i = 0; i < POOL; i++) {
+		uint64_t at = rnd() % total;
+
+		f->pool[i] = f->seg[0].start;
+		for (int k = 0; k < f->nseg; k++) {
+			if (at < f->seg[k].len) {
+				f->pool[i] = f->seg[k].start + at;
+				break;
+			}
+			at -= f->seg[k].len;
+		}
+	}
+	elf_end(e);
+	close(fd);
+}
+
+static FILE *out;
+static const char *out_path;
+static uint64_t written;
+
+static void emit(const void *p, size_t n)
+{
+	if (fwrite(p, 1, n, out) != n)
+		die(1, "%s: %s", out_path, strerror(errno));
+	written += n;
+}
+
+static void emit_appid(uint32_t appid, uint32_t instance, const char *name,
+		       const char *path)
+{
+	struct sleepy_rec_appid a;
+	size_t nl = strlen(name), pl = strlen(path);
+
+	memset(&a, 0, sizeof(a));
+	a.hdr.type = SLEEPY_REC_APPID;
+	a.hdr.size = (uint16_t)(sizeof(a) + nl + 1 + pl + 1);
+	a.appid = appid;
+	a.instance = instance;
+	a.pid = 1000 + appid;
+	a.parent_appid = UINT32_MAX;
+	a.origin = 2;	/* exec */
+	a.name_len = (uint16_t)nl;
+	a.path_len = (uint16_t)pl;
+	emit(&a, sizeof(a));
+	emit(name, nl + 1);
+	emit(path, pl + 1);
+}
+
+static void emit_mmap(uint32_t appid, const struct elf_file *f,
+		      const struct seg *s)
+{
+	struct sleepy_rec_mmap m;
+	size_t pl = strlen(f->path);
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.type = SLEEPY_REC_MMAP;
+	m.hdr.size = (uint16_t)(sizeof(m) + pl + 1);
+	m.appid = appid;
+	m.pid = 1000 + appid;
+	m.start = s->start;
+	m.len = s->len;
+	m.pgoff = s->pgoff;
+	m.build_id_len = f->build_id_len;
+	memcpy(m.build_id, f->build_id, f->build_id_len);
+	m.path_len = (uint16_t)pl;
+	emit(&m, sizeof(m));
+	emit(f->path, pl + 1);
+}
+
+static const char usage_text[] =
+	"usage: synth_big -o OUT [--samples N] [--appids K] [--seed S] ELF...\n"
+	"\n"
+	"Write a deterministic synthetic sleepy session file of N samples\n"
+	"(default 50000000) over K appids (default 64), each of which maps\n"
+	"the executable segments of every ELF file given, for benchmarking\n"
+	"parse. 1 sample in 10 is a kernel-mode one.\n";
+
+int main(int argc, char **argv)
+{
+	static struct elf_file elfs[MAX_ELFS];
+	uint64_t samples = 50000000, appids = 64, seed = 1, kernel = 0;
+	int nelf = 0;
+	static char buf[1 << 16];
+	const char *names[] = { "alpha", "beta", "gamma", "delta", "eps" };
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else if (!strcmp(a, "-o") && i + 1 < argc) {
+			out_path = argv[++i];
+		} else if (!strcmp(a, "--samples") && i + 1 < argc) {
+			samples = parse_count(a, argv[++i]);
+		} else if (!strcmp(a, "--appids") && i + 1 < argc) {
+			appids = parse_count(a, argv[++i]);
+		} else if (!strcmp(a, "--seed") && i + 1 < argc) {
+			seed = parse_count(a, argv[++i]);
+		} else if (a[0] == '-') {
+			die(2, "%s: unknown option or missing value (see "
+			    "--help)", a);
+		} else {
+			if (nelf == MAX_ELFS)
+				die(2, "at most %d ELF files", MAX_ELFS);
+			elfs[nelf++].path = a;
+		}
+	}
+	if (!out_path)
+		die(2, "-o OUT is required (see --help)");
+	if (nelf == 0)
+		die(2, "name at least one ELF file (see --help)");
+	if (appids > 100000)
+		die(2, "--appids: at most 100000");
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		die(1, "libelf: %s", elf_errmsg(-1));
+	rng_state = seed * 0x9e3779b97f4a7c15ull | 1;
+	for (int i = 0; i < nelf; i++)
+		load_elf(&elfs[i], elfs[i].path, i);
+
+	out = fopen(out_path, "wb");
+	if (!out)
+		die(1, "%s: %s", out_path, strerror(errno));
+	setvbuf(out, buf, _IOFBF, sizeof(buf));
+
+	struct sleepy_file_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, SLEEPY_MAGIC, sizeof(h.magic));
+	h.version = SLEEPY_FORMAT_VERSION;
+	h.header_size = sizeof(h);
+	h.hz = HZ;
+	h.nr_cpus = NR_CPUS;
+	h.start_realtime_ns = 1700000000000000000ull;
+	h.start_mono_ns = 1000000000ull;
+	snprintf(h.release, sizeof(h.release), "6.1.0-synthetic");
+	snprintf(h.machine, sizeof(h.machine), "x86_64");
+	emit(&h, sizeof(h));
+
+	for (uint32_t a = 0; a < appids; a++) {
+		emit_appid(a, a / 5, names[a % 5], elfs[a % nelf].path);
+		for (int i = 0; i < nelf; i++)
+			for (int k = 0; k < elfs[i].nseg; k++)
+				emit_mmap(a, &elfs[i], &elfs[i].seg[k]);
+	}
+
+	for (uint64_t i = 0; i < samples; i++) {
+		struct sleepy_rec_sample s;
+		uint64_t r = rnd(), r2 = rnd();
+		uint32_t appid = (uint32_t)(r % appids);
+		const struct elf_file *f = &elfs[(r >> 20) % (uint64_t)nelf];
+		/* Skewed: the square of a uniform index favours low ones. */
+		uint64_t u = (r2 >> 40) % POOL;
+		uint64_t user_ip = f->pool[u * u / POOL];
+
+		memset(&s, 0, sizeof(s));
+		s.hdr.type = SLEEPY_REC_SAMPLE;
+		s.cpu = (uint16_t)(i % NR_CPUS);
+		s.appid = appid;
+		s.pid = s.tid = 1000 + appid;
+		s.time_ns = i * (1000000000ull / HZ / NR_CPUS);
+		if ((r >> 32) % 10 == 0) {
+			s.hdr.size = (uint16_t)(sizeof(s) + sizeof(uint64_t));
+			s.mode = 1;	/* kernel */
+			s.flags = SLEEPY_SAMPLE_F_USER_IP;
+			s.ip = KERNEL_BASE + ((r2 & 0xffffff) % KERNEL_SPAN);
+			emit(&s, sizeof(s));
+			emit(&user_ip, sizeof(user_ip));
+			kernel++;
+		} else {
+			s.hdr.size = (uint16_t)sizeof(s);
+			s.ip = user_ip;
+			emit(&s, sizeof(s));
+		}
+	}
+
+	struct sleepy_rec_stats st;
+
+	memset(&st, 0, sizeof(st));
+	st.hdr.type = SLEEPY_REC_STATS;
+	st.hdr.size = (uint16_t)sizeof(st);
+	st.stats_size = (uint16_t)sizeof(st.stats);
+	st.stats.size = sizeof(st.stats);
+	st.stats.nr_cpus = NR_CPUS;
+	st.stats.samples_taken = samples;
+	st.stats.samples_written = samples;
+	st.stats.appids = (uint32_t)appids;
+	st.stats.bytes_written = written;
+	emit(&st, sizeof(st));
+	if (fclose(out))
+		die(1, "%s: %s", out_path, strerror(errno));
+	printf("%s: %" PRIu64 " samples (%" PRIu64 " kernel), %" PRIu64
+	       " appids, %d ELF files, %" PRIu64 " bytes\n", out_path,
+	       samples, kernel, appids, nelf, written + sizeof(st));
+	return 0;
+}
