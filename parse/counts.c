@@ -40,7 +40,7 @@ int counts_grow(struct count_table *t)
 
 		if (e->count == 0)
 			continue;
-		j = counts_hash(e->appid, e->ip) & bigger.mask;
+		j = counts_hash(e->ip, e->a, e->b) & bigger.mask;
 		while (bigger.slots[j].count != 0)
 			j = (j + 1) & bigger.mask;
 		bigger.slots[j] = *e;
@@ -51,13 +51,13 @@ int counts_grow(struct count_table *t)
 }
 
 int counts_project(const struct count_table *src, struct count_table *dst,
-		   uint32_t appid_mask, uint64_t ip_mask)
+		   const struct count_mask *m)
 {
 	for (size_t i = 0; i <= src->mask; i++) {
 		const struct count_entry *e = &src->slots[i];
 
-		if (e->count && counts_add(dst, e->appid & appid_mask,
-					   e->ip & ip_mask, e->count))
+		if (e->count && counts_add(dst, e->ip & m->ip, e->a & m->a,
+					   e->b & m->b, e->count))
 			return -1;
 	}
 	return 0;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * counts: sample counts keyed by (appid, ip), an open-addressing hash table
+ * counts: sample counts keyed by (ip, a, b), an open-addressing hash table
  * with linear probing. Memory grows with the number of distinct keys only.
- * Reports that need fewer key fields set the others to 0 (see
- * counts_project()).
+ * a packs appid and pid, b packs cpu, mode and time slice (see the
+ * COUNTS_* helpers). Reports that need fewer key fields set the others to
+ * 0 (see counts_project()).
  */
 #ifndef SLEEPY_PARSE_COUNTS_H
 #define SLEEPY_PARSE_COUNTS_H
@@ -13,9 +14,31 @@
 
 struct count_entry {
 	uint64_t ip;
+	uint64_t a;		/* appid | pid << 32 */
+	uint64_t b;		/* cpu | mode << 16 | slice << 32 */
 	uint64_t count;		/* 0: the slot is free */
-	uint32_t appid;
 };
+
+static inline uint64_t counts_a(uint32_t appid, uint32_t pid)
+{
+	return appid | (uint64_t)pid << 32;
+}
+
+static inline uint64_t counts_b(uint16_t cpu, uint8_t mode, uint32_t slice)
+{
+	return cpu | (uint64_t)mode << 16 | (uint64_t)slice << 32;
+}
+
+#define CE_APPID(e)	((uint32_t)(e)->a)
+#define CE_PID(e)	((uint32_t)((e)->a >> 32))
+#define CE_CPU(e)	((uint16_t)(e)->b)
+#define CE_MODE(e)	((uint8_t)((e)->b >> 16))
+#define CE_SLICE(e)	((uint32_t)((e)->b >> 32))
+#define MASK_APPID	0xffffffffull
+#define MASK_PID	0xffffffff00000000ull
+#define MASK_CPU	0xffffull
+#define MASK_MODE	0xff0000ull
+#define MASK_SLICE	0xffffffff00000000ull
 
 struct count_table {
 	struct count_entry *slots;
@@ -29,11 +52,11 @@ void counts_free(struct count_table *t);
 int counts_grow(struct count_table *t);
 
 /* The 64-bit hash of a key; its low bits pick the slot. */
-static inline uint64_t counts_hash(uint32_t appid, uint64_t ip)
+static inline uint64_t counts_hash(uint64_t ip, uint64_t a, uint64_t b)
 {
-	/* A multiplicative mix: ip's low bits vary most, appid's all. */
-	uint64_t h = (ip ^ (uint64_t)appid * 0x9e3779b97f4a7c15ull) *
-		0xbf58476d1ce4e5b9ull;
+	/* A multiplicative mix: ip's low bits vary most, a's and b's all. */
+	uint64_t h = (ip ^ a * 0x9e3779b97f4a7c15ull ^
+		      b * 0xd6e8feb86659fd93ull) * 0xbf58476d1ce4e5b9ull;
 
 	return h ^ h >> 32;
 }
@@ -50,8 +73,9 @@ static inline void counts_prefetch(const struct count_table *t, uint64_t hash)
  * overlap the cache misses of a large table. Returns 0, or -1 when out of
  * memory.
  */
-static inline int counts_add_hashed(struct count_table *t, uint32_t appid,
-				    uint64_t ip, uint64_t hash, uint64_t n)
+static inline int counts_add_hashed(struct count_table *t, uint64_t ip,
+				    uint64_t a, uint64_t b, uint64_t hash,
+				    uint64_t n)
 {
 	size_t i = hash & t->mask;
 
@@ -60,7 +84,7 @@ static inline int counts_add_hashed(struct count_table *t, uint32_t appid,
 
 		if (e->count == 0)
 			break;
-		if (e->ip == ip && e->appid == appid) {
+		if (e->ip == ip && e->a == a && e->b == b) {
 			e->count += n;
 			return 0;
 		}
@@ -75,17 +99,18 @@ static inline int counts_add_hashed(struct count_table *t, uint32_t appid,
 			i = (i + 1) & t->mask;
 	}
 	t->slots[i].ip = ip;
-	t->slots[i].appid = appid;
+	t->slots[i].a = a;
+	t->slots[i].b = b;
 	t->slots[i].count = n;
 	t->used++;
 	return 0;
 }
 
-/* Add n samples to (appid, ip). Returns 0, or -1 when out of memory. */
-static inline int counts_add(struct count_table *t, uint32_t appid,
-			     uint64_t ip, uint64_t n)
+/* Add n samples to (ip, a, b). Returns 0, or -1 when out of memory. */
+static inline int counts_add(struct count_table *t, uint64_t ip, uint64_t a,
+			     uint64_t b, uint64_t n)
 {
-	return counts_add_hashed(t, appid, ip, counts_hash(appid, ip), n);
+	return counts_add_hashed(t, ip, a, b, counts_hash(ip, a, b), n);
 }
 
 /*
@@ -100,9 +125,8 @@ struct counts_pipe {
 	unsigned int head;	/* next position to fill */
 	unsigned int n;		/* keys waiting */
 	struct {
-		uint64_t ip;
+		uint64_t ip, a, b;
 		uint64_t hash;
-		uint32_t appid;
 	} q[COUNTS_PIPE];
 };
 
@@ -114,25 +138,26 @@ static inline void counts_pipe_init(struct counts_pipe *p,
 	p->n = 0;
 }
 
-/* Add one sample of (appid, ip), perhaps later. Returns 0 or -1. */
-static inline int counts_pipe_add(struct counts_pipe *p, uint32_t appid,
-				  uint64_t ip)
+/* Add one sample of (ip, a, b), perhaps later. Returns 0 or -1. */
+static inline int counts_pipe_add(struct counts_pipe *p, uint64_t ip,
+				  uint64_t a, uint64_t b)
 {
-	const uint64_t hash = counts_hash(appid, ip);
+	const uint64_t hash = counts_hash(ip, a, b);
 	unsigned int h = p->head;
 
 	counts_prefetch(p->t, hash);
 	if (p->n == COUNTS_PIPE) {
 		/* Full: the oldest key is at head. */
-		if (counts_add_hashed(p->t, p->q[h].appid, p->q[h].ip,
-				      p->q[h].hash, 1))
+		if (counts_add_hashed(p->t, p->q[h].ip, p->q[h].a,
+				      p->q[h].b, p->q[h].hash, 1))
 			return -1;
 	} else {
 		p->n++;
 	}
 	p->q[h].ip = ip;
+	p->q[h].a = a;
+	p->q[h].b = b;
 	p->q[h].hash = hash;
-	p->q[h].appid = appid;
 	p->head = (h + 1) & (COUNTS_PIPE - 1);
 	return 0;
 }
@@ -143,19 +168,24 @@ static inline int counts_pipe_flush(struct counts_pipe *p)
 	for (; p->n > 0; p->n--) {
 		unsigned int i = (p->head - p->n) & (COUNTS_PIPE - 1);
 
-		if (counts_add_hashed(p->t, p->q[i].appid, p->q[i].ip,
-				      p->q[i].hash, 1))
+		if (counts_add_hashed(p->t, p->q[i].ip, p->q[i].a,
+				      p->q[i].b, p->q[i].hash, 1))
 			return -1;
 	}
 	return 0;
 }
 
+/* Which key fields to keep: each field is and-ed with its mask. */
+struct count_mask {
+	uint64_t ip, a, b;
+};
+
 /*
- * Add src's counts into dst with the key masked: appid & appid_mask,
- * ip & ip_mask (0 drops the field, ~0 keeps it). Returns 0 or -1.
+ * Add src's counts into dst with the key masked (0 drops a field, ~0
+ * keeps it). Returns 0 or -1.
  */
 int counts_project(const struct count_table *src, struct count_table *dst,
-		   uint32_t appid_mask, uint64_t ip_mask);
+		   const struct count_mask *m);
 
 /* The used entries, in no particular order, as a new array (or NULL). */
 struct count_entry *counts_entries(const struct count_table *t);

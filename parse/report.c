@@ -20,11 +20,11 @@ struct row {
 	const struct appid_info *info;	/* NULL: no APPID record, or no appid */
 };
 
-void report_key_masks(enum report_by by, uint32_t *appid_mask,
-		      uint64_t *ip_mask)
+void report_key_masks(enum report_by by, struct count_mask *m)
 {
-	*appid_mask = by == REPORT_EIP ? 0 : UINT32_MAX;
-	*ip_mask = by == REPORT_APPID_EIP || by == REPORT_EIP ? UINT64_MAX : 0;
+	m->a = by == REPORT_EIP ? 0 : MASK_APPID;
+	m->ip = by == REPORT_APPID_EIP || by == REPORT_EIP ? UINT64_MAX : 0;
+	m->b = 0;
 }
 
 /* ------------------------------------------------------------ ordering */
@@ -76,15 +76,14 @@ static struct row *build_rows(const struct report_ctx *ctx,
 {
 	struct count_table projected;
 	struct count_entry *entries;
+	struct count_mask mask;
 	struct row *rows;
-	uint32_t appid_mask;
-	uint64_t ip_mask;
 	size_t n;
 
-	report_key_masks(by, &appid_mask, &ip_mask);
+	report_key_masks(by, &mask);
 	if (counts_init(&projected))
 		return NULL;
-	if (counts_project(counts, &projected, appid_mask, ip_mask)) {
+	if (counts_project(counts, &projected, &mask)) {
 		counts_free(&projected);
 		return NULL;
 	}
@@ -101,11 +100,11 @@ static struct row *build_rows(const struct report_ctx *ctx,
 	for (size_t i = 0; i < n; i++) {
 		rows[i].samples = entries[i].count;
 		rows[i].ip = entries[i].ip;
-		rows[i].appid = entries[i].appid;
+		rows[i].appid = CE_APPID(&entries[i]);
 		rows[i].nappids = 1;
 		if (by != REPORT_EIP)
 			rows[i].info = appids_find(ctx->appids,
-						   entries[i].appid);
+						   rows[i].appid);
 	}
 	free(entries);
 
@@ -128,11 +127,13 @@ static struct row *build_rows(const struct report_ctx *ctx,
 		n = out + 1;
 	}
 	qsort(rows, n, sizeof(*rows), cmp_rows);
+	if (ctx->top && n > ctx->top)
+		n = ctx->top;
 	*np = n;
 	return rows;
 }
 
-static double percent(uint64_t part, uint64_t total)
+double report_percent(uint64_t part, uint64_t total)
 {
 	if (total == 0)
 		return 0.0;
@@ -294,7 +295,7 @@ static void text_report(const struct report_ctx *ctx, enum report_by by,
 
 		fprintf(ctx->out, "%*" PRIu64 "%*s%*.2f%%", w_samples,
 			r->samples, GAP, "", w_pct - 1,
-			percent(r->samples, total));
+			report_percent(r->samples, total));
 		if (has_key) {
 			key_cell(cell, sizeof(cell), by, r, (size_t)w_key);
 			fprintf(ctx->out, "%*s%-*s", GAP, "",
@@ -335,6 +336,11 @@ static void csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+void report_csv_field(FILE *out, const char *s)
+{
+	csv_field(out, s);
+}
+
 void report_csv_header(const struct report_ctx *ctx)
 {
 	fputs("app,instance,pid,mode,eip,samples,percent\n", ctx->out);
@@ -370,7 +376,7 @@ static void csv_report(const struct report_ctx *ctx, enum report_by by,
 		if (has_eip)
 			fprintf(ctx->out, "0x%" PRIx64, r->ip);
 		fprintf(ctx->out, ",%" PRIu64 ",%.2f\n", r->samples,
-			percent(r->samples, total));
+			report_percent(r->samples, total));
 	}
 }
 

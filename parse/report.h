@@ -34,14 +34,14 @@ struct report_ctx {
 	const struct appid_table *appids;
 	const char *mode;	/* "user", ..., "all": the CSV mode column */
 	const char *mode_title;	/* "user mode", ..., "all modes" */
+	size_t top;		/* print at most this many rows; 0: all */
 };
 
 /*
  * Which key fields a report needs in its counts: appid, ip or both.
  * A table keyed by more fields serves too (they are summed away).
  */
-void report_key_masks(enum report_by by, uint32_t *appid_mask,
-		      uint64_t *ip_mask);
+void report_key_masks(enum report_by by, struct count_mask *m);
 
 /* The CSV header row. */
 void report_csv_header(const struct report_ctx *ctx);
@@ -52,6 +52,12 @@ void report_csv_header(const struct report_ctx *ctx);
  */
 int report_print(const struct report_ctx *ctx, enum report_by by,
 		 const struct count_table *counts, uint64_t total);
+
+/* part as a percentage of total (0 for an empty total). */
+double report_percent(uint64_t part, uint64_t total);
+
+/* A CSV field, quoted (RFC 4180) when it holds , " CR or LF. */
+void report_csv_field(FILE *out, const char *s);
 
 /* s with control and non-ASCII bytes as '?', cut to fit width columns. */
 void report_sanitize(char *dst, size_t dst_size, const char *s,

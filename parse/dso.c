@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/* dso: ELF objects through libelf and libdw; see dso.h. */
+#include "dso.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+
+/* A symbol being collected, before duplicates are merged. */
+struct raw_sym {
+	uint64_t addr, size;
+	uint32_t name;
+	uint8_t bind;		/* STB_* */
+};
+
+static char *join(const char *root, const char *path)
+{
+	size_t n = strlen(root) + strlen(path) + 2;
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, "%s%s%s", root, path[0] == '/' ? "" : "/",
+			 path);
+	return s;
+}
+
+static int bind_rank(uint8_t bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+static int cmp_raw(const void *pa, const void *pb)
+{
+	const struct raw_sym *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	/* At one address: sized first, then global, weak, local. */
+	if ((a->size != 0) != (b->size != 0))
+		return a->size ? -1 : 1;
+	if (bind_rank(a->bind) != bind_rank(b->bind))
+		return bind_rank(a->bind) - bind_rank(b->bind);
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return scn;
+	return NULL;
+}
+
+/* Load the function symbols of scn (a SYMTAB or DYNSYM). 0 or -1 (nomem). */
+static int load_symbols(struct dso *d, Elf_Scn *scn, bool globals_only,
+			struct strtab *names)
+{
+	struct raw_sym *raw = NULL;
+	size_t nraw = 0, cap = 0, count, out = 0;
+	Elf_Data *data;
+	GElf_Shdr sh;
+
+	if (!gelf_getshdr(scn, &sh) || sh.sh_entsize == 0)
+		return 0;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return 0;
+	count = data->d_size / sh.sh_entsize;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+			continue;
+		if (globals_only && GELF_ST_BIND(sym.st_info) == STB_LOCAL)
+			continue;
+		name = elf_strptr(d->elf, sh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		if (nraw == cap) {
+			size_t nc = cap ? 2 * cap : 1024;
+			struct raw_sym *v = realloc(raw, nc * sizeof(*v));
+
+			if (!v)
+				goto nomem;
+			raw = v;
+			cap = nc;
+		}
+		raw[nraw].addr = sym.st_value;
+		raw[nraw].size = sym.st_size;
+		raw[nraw].bind = GELF_ST_BIND(sym.st_info);
+		raw[nraw].name = strtab_intern(names, name);
+		if (raw[nraw].name == STRTAB_NOMEM)
+			goto nomem;
+		nraw++;
+	}
+	qsort(raw, nraw, sizeof(*raw), cmp_raw);
+	d->syms = malloc((nraw ? nraw : 1) * sizeof(*d->syms));
+	if (!d->syms)
+		goto nomem;
+	for (size_t i = 0; i < nraw; i++) {
+		if (out && d->syms[out - 1].addr == raw[i].addr)
+			continue;	/* an alias: the best one came first */
+		d->syms[out].addr = raw[i].addr;
+		d->syms[out].end = raw[i].size && raw[i].addr + raw[i].size >
+			raw[i].addr ? raw[i].addr + raw[i].size : raw[i].addr;
+		d->syms[out].name = raw[i].name;
+		out++;
+	}
+	/* .symtab: an unsized symbol (assembly) reaches the next one. */
+	for (size_t i = 0; !globals_only && i + 1 < out; i++)
+		if (d->syms[i].end == d->syms[i].addr)
+			d->syms[i].end = d->syms[i + 1].addr;
+	d->nsyms = out;
+	free(raw);
+	return 0;
+nomem:
+	free(raw);
+	return -1;
+}
+
+int dso_open(struct dso *d, const char *path, const char *symfs,
+	     struct strtab *names)
+{
+	const void *bid;
+	ssize_t bid_len;
+	size_t nph;
+	Elf_Scn *scn;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	d->dbg_fd = -1;
+	d->path = strdup(path);
+	d->real = symfs ? join(symfs, path) : strdup(path);
+	if (!d->path || !d->real)
+		return -1;
+	d->status = REASON_FILE_MISSING;
+	if (!path[0])
+		return 0;
+	d->fd = open(d->real, O_RDONLY | O_CLOEXEC);
+	if (d->fd < 0)
+		return 0;
+	d->status = REASON_NOT_ELF;
+	elf_version(EV_CURRENT);
+	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF)
+		return 0;
+	if (elf_getphdrnum(d->elf, &nph))
+		return 0;
+	d->segs = calloc(nph ? nph : 1, sizeof(*d->segs));
+	if (!d->segs)
+		return -1;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(d->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_filesz) {
+			d->segs[d->nsegs].off = ph.p_offset;
+			d->segs[d->nsegs].filesz = ph.p_filesz;
+			d->segs[d->nsegs].vaddr = ph.p_vaddr;
+			d->nsegs++;
+		}
+	}
+	bid_len = dwelf_elf_gnu_build_id(d->elf, &bid);
+	if (bid_len > 0 && (size_t)bid_len <= sizeof(d->build_id)) {
+		memcpy(d->build_id, bid, (size_t)bid_len);
+		d->build_id_len = (size_t)bid_len;
+	}
+	scn = find_section(d->elf, SHT_SYMTAB);
+	if (!scn) {
+		scn = find_section(d->elf, SHT_DYNSYM);
+		d->dynsym_only = scn != NULL;
+	}
+	d->status = REASON_NONE;
+	if (scn && load_symbols(d, scn, d->dynsym_only, names))
+		return -1;
+	return 0;
+}
+
+void dso_close(struct dso *d)
+{
+	if (d->dw)
+		dwarf_end(d->dw);
+	if (d->dbg_elf)
+		elf_end(d->dbg_elf);
+	if (d->dbg_fd >= 0)
+		close(d->dbg_fd);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->segs);
+	free(d->syms);
+	free(d->path);
+	free(d->real);
+	memset(d, 0, sizeof(*d));
+}
+
+int dso_vaddr(const struct dso *d, uint64_t file_off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < d->nsegs; i++) {
+		const struct dso_seg *s = &d->segs[i];
+
+		if (file_off >= s->off && file_off - s->off < s->filesz) {
+			*vaddr = file_off - s->off + s->vaddr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+enum dso_hit dso_lookup(const struct dso *d, uint64_t vaddr, size_t *i)
+{
+	size_t lo = 0, hi = d->nsyms;
+
+	/* The last symbol at or below vaddr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return DSO_MISS;
+	if (vaddr < d->syms[lo - 1].end) {
+		*i = lo - 1;
+		return DSO_SYMBOL;
+	}
+	/* A symbol nested in a larger one before it (rare: aliases). */
+	for (size_t k = lo - 1, n = 0; k-- > 0 && n < 8; n++) {
+		if (vaddr < d->syms[k].end) {
+			*i = k;
+			return DSO_SYMBOL;
+		}
+	}
+	if (d->dynsym_only && lo < d->nsyms) {
+		*i = lo - 1;
+		return DSO_BRACKET;
+	}
+	return DSO_MISS;
+}
+
+/* A separate debug file by build-id, under symfs: an fd or -1. */
+static int open_debug_file(const struct dso *d, const char *symfs)
+{
+	char rel[256], *path;
+	size_t n;
+	int fd;
+
+	if (d->build_id_len < 2)
+		return -1;
+	n = (size_t)snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/"
+			     "%02x/", d->build_id[0]);
+	for (size_t i = 1; i < d->build_id_len && n + 3 < sizeof(rel); i++)
+		n += (size_t)snprintf(rel + n, sizeof(rel) - n, "%02x",
+				      d->build_id[i]);
+	snprintf(rel + n, sizeof(rel) - n, ".debug");
+	path = symfs ? join(symfs, rel) : strdup(rel);
+	if (!path)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	return fd;
+}
+
+uint32_t dso_line(struct dso *d, uint64_t vaddr, const char *symfs,
+		  struct strtab *names)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *line;
+	const char *file;
+	int lineno;
+	char buf[4096];
+
+	if (d->status != REASON_NONE)
+		return 0;
+	if (d->dw_state == 0) {
+		d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+		if (!d->dw) {
+			d->dbg_fd = open_debug_file(d, symfs);
+			if (d->dbg_fd >= 0)
+				d->dbg_elf = elf_begin(d->dbg_fd,
+						       ELF_C_READ_MMAP, NULL);
+			if (d->dbg_elf)
+				d->dw = dwarf_begin_elf(d->dbg_elf,
+							DWARF_C_READ, NULL);
+		}
+		d->dw_state = d->dw ? 1 : -1;
+	}
+	if (d->dw_state < 0)
+		return 0;
+	if (!dwarf_addrdie(d->dw, vaddr, &cu))
+		return 0;
+	line = dwarf_getsrc_die(&cu, vaddr);
+	if (!line)
+		return 0;
+	file = dwarf_linesrc(line, NULL, NULL);
+	if (!file || dwarf_lineno(line, &lineno) != 0)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s:%d", file, lineno);
+	return strtab_intern(names, buf);
+}
+
+int dso_read(const struct dso *d, uint64_t vaddr, void *buf, size_t len)
+{
+	for (size_t i = 0; i < d->nsegs; i++) {
+		const struct dso_seg *s = &d->segs[i];
+		ssize_t n;
+
+		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz ||
+		    len > s->filesz - (vaddr - s->vaddr))
+			continue;
+		n = pread(d->fd, buf, len, (off_t)(s->off + vaddr - s->vaddr));
+		return n == (ssize_t)len ? 0 : -1;
+	}
+	return -1;
+}
+
+int dso_find_any(const struct dso *d, const char *name, uint64_t *addr,
+		 uint64_t *size)
+{
+	static const Elf64_Word types[] = { SHT_SYMTAB, SHT_DYNSYM };
+
+	if (d->status != REASON_NONE)
+		return -1;
+	for (size_t t = 0; t < 2; t++) {
+		Elf_Scn *scn = find_section(d->elf, types[t]);
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < data->d_size / sh.sh_entsize;
+		     i++) {
+			GElf_Sym sym;
+			const char *s;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				break;
+			if (sym.st_shndx == SHN_UNDEF)
+				continue;
+			s = elf_strptr(d->elf, sh.sh_link, sym.st_name);
+			if (s && !strcmp(s, name)) {
+				*addr = sym.st_value;
+				*size = sym.st_size;
+				return 0;
+			}
+		}
+	}
+	return -1;
+}
+
+size_t dso_find_functions(const struct dso *d, const struct strtab *names,
+			  const char *name, size_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nsyms && n < max; i++)
+		if (!strcmp(strtab_get(names, d->syms[i].name), name))
+			out[n++] = i;
+	return n;
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ksyms: kernel symbols from kallsyms or vmlinux; see ksyms.h. */
+#include "ksyms.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINE_MAX_LEN 1024
+
+static int cmp_ksym(const void *pa, const void *pb)
+{
+	const struct ksym *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	/* At one address, a real symbol before an end marker. */
+	return (a->name == KSYM_END) - (b->name == KSYM_END);
+}
+
+static bool is_end_marker(const char *name)
+{
+	return !strcmp(name, "_etext") || !strcmp(name, "_einittext") ||
+		!strcmp(name, "__irqentry_text_end") ||
+		!strcmp(name, "__entry_text_end");
+}
+
+/* 0, -1 (nomem) or -2 (err set). */
+static int load_kallsyms(struct ksyms *k, const char *path,
+			 const char *release, struct strtab *names,
+			 bool required, char *err, size_t errsz)
+{
+	FILE *f = fopen(path, "re");
+	char line[LINE_MAX_LEN + 2];
+	size_t cap = 0, lineno = 0, nonzero = 0;
+	uint32_t kernel_dso;
+
+	if (!f) {
+		if (required) {
+			snprintf(err, errsz, "%s: %s", path, strerror(errno));
+			return -2;
+		}
+		snprintf(k->why, sizeof(k->why), "no %s", path);
+		return 0;
+	}
+	kernel_dso = strtab_intern(names, "[kernel.kallsyms]");
+	if (kernel_dso == STRTAB_NOMEM)
+		goto nomem;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end, type, *name, *mod;
+		size_t len = strlen(line);
+		uint64_t addr;
+		struct ksym *s;
+
+		lineno++;
+		if (len > LINE_MAX_LEN) {
+			snprintf(err, errsz, "%s: line %zu: longer than %d "
+				 "bytes", path, lineno, LINE_MAX_LEN);
+			goto bad;
+		}
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0)
+			continue;
+		if (line[0] == '#') {
+			char rel[80];
+
+			if (release && release[0] &&
+			    sscanf(line, "# release %79s", rel) == 1 &&
+			    strcmp(rel, release) != 0) {
+				fclose(f);
+				free(k->v);
+				k->v = NULL;
+				k->n = 0;
+				snprintf(k->why, sizeof(k->why), "%s is of "
+					 "kernel %s, the session of %s", path,
+					 rel, release);
+				return 0;
+			}
+			continue;
+		}
+		errno = 0;
+		addr = strtoull(p, &end, 16);
+		if (end == p || errno || *end != ' ' || !end[1] ||
+		    end[2] != ' ' || !end[3]) {
+			snprintf(err, errsz, "%s: line %zu: not "
+				 "\"ADDRESS TYPE NAME [MODULE]\"", path,
+				 lineno);
+			goto bad;
+		}
+		type = end[1];
+		name = end + 3;
+		mod = strpbrk(name, " \t");
+		if (mod) {
+			*mod++ = '\0';
+			while (*mod == ' ' || *mod == '\t')
+				mod++;
+		}
+		if (addr)
+			nonzero++;
+		if (type != 'T' && type != 't' && type != 'W' && type != 'w')
+			continue;
+		if (k->n == cap) {
+			size_t nc = cap ? 2 * cap : 4096;
+			struct ksym *v = realloc(k->v, nc * sizeof(*v));
+
+			if (!v)
+				goto nomem;
+			k->v = v;
+			cap = nc;
+		}
+		s = &k->v[k->n];
+		s->addr = addr;
+		s->dso = kernel_dso;
+		if (mod && *mod == '[') {
+			s->dso = strtab_intern(names, mod);
+			if (s->dso == STRTAB_NOMEM)
+				goto nomem;
+		}
+		s->name = is_end_marker(name) ? KSYM_END :
+			strtab_intern(names, name);
+		if (s->name == STRTAB_NOMEM)
+			goto nomem;
+		k->n++;
+	}
+	if (ferror(f)) {
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		goto bad;
+	}
+	fclose(f);
+	if (nonzero == 0) {
+		free(k->v);
+		k->v = NULL;
+		k->n = 0;
+		snprintf(k->why, sizeof(k->why), "%s has no addresses (all "
+			 "zero: kptr_restrict)", path);
+		return 0;
+	}
+	qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
+	k->source = path;
+	return 0;
+nomem:
+	fclose(f);
+	return -1;
+bad:
+	fclose(f);
+	return -2;
+}
+
+/* Whether the vmlinux's linux_banner names release ("" if unknown). */
+static bool banner_matches(const struct dso *d, const char *release,
+			   char *found, size_t foundsz)
+{
+	char buf[256], *p;
+	uint64_t addr, size;
+
+	found[0] = '\0';
+	if (!release || !release[0] ||
+	    dso_find_any(d, "linux_banner", &addr, &size))
+		return true;	/* cannot tell */
+	if (size == 0 || size >= sizeof(buf))
+		size = sizeof(buf) - 1;
+	if (dso_read(d, addr, buf, size))
+		return true;
+	buf[size] = '\0';
+	if (strncmp(buf, "Linux version ", 14) != 0)
+		return true;
+	p = buf + 14;
+	snprintf(found, foundsz, "%.*s", (int)strcspn(p, " "), p);
+	return !strcmp(found, release);
+}
+
+int ksyms_load(struct ksyms *k, const char *kallsyms, const char *vmlinux,
+	       const char *sidecar, const char *release, const char *symfs,
+	       struct strtab *names, char *err, size_t errsz)
+{
+	memset(k, 0, sizeof(*k));
+	if (kallsyms)
+		return load_kallsyms(k, kallsyms, release, names, true, err,
+				     errsz);
+	if (vmlinux) {
+		char found[80];
+
+		k->vmlinux = calloc(1, sizeof(*k->vmlinux));
+		if (!k->vmlinux || dso_open(k->vmlinux, vmlinux, NULL, names))
+			return -1;
+		(void)symfs;
+		if (k->vmlinux->status != REASON_NONE) {
+			snprintf(err, errsz, "%s: %s", vmlinux,
+				 k->vmlinux->status == REASON_FILE_MISSING ?
+				 "cannot open it" : "not an ELF file");
+			return -2;
+		}
+		k->vmlinux_dso = strtab_intern(names, "[kernel.kallsyms]");
+		if (k->vmlinux_dso == STRTAB_NOMEM)
+			return -1;
+		if (!banner_matches(k->vmlinux, release, found,
+				    sizeof(found))) {
+			snprintf(k->why, sizeof(k->why), "%s is kernel %s, "
+				 "the session's is %s", vmlinux, found,
+				 release);
+			return 0;
+		}
+		k->source = vmlinux;
+		return 0;
+	}
+	if (sidecar)
+		return load_kallsyms(k, sidecar, release, names, false, err,
+				     errsz);
+	snprintf(k->why, sizeof(k->why), "no --kallsyms or --vmlinux given");
+	return 0;
+}
+
+void ksyms_free(struct ksyms *k)
+{
+	if (k->vmlinux) {
+		dso_close(k->vmlinux);
+		free(k->vmlinux);
+	}
+	free(k->v);
+	memset(k, 0, sizeof(*k));
+}
+
+int ksyms_lookup(const struct ksyms *k, uint64_t ip, uint32_t *name,
+		 uint32_t *dso)
+{
+	size_t lo = 0, hi = k->n;
+
+	if (!k->source)
+		return -1;
+	if (k->vmlinux) {
+		size_t i;
+
+		if (dso_lookup(k->vmlinux, ip, &i) != DSO_SYMBOL)
+			return -1;
+		*name = k->vmlinux->syms[i].name;
+		*dso = k->vmlinux_dso;
+		return 0;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->v[mid].addr <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	{
+		const struct ksym *s = &k->v[lo - 1];
+
+		if (s->name == KSYM_END || ip - s->addr >= KSYMS_MAX_SPAN)
+			return -1;
+		/* Several symbols at one address: the first (not a marker). */
+		while (s > k->v && s[-1].addr == s->addr &&
+		       s[-1].name != KSYM_END)
+			s--;
+		*name = s->name;
+		*dso = s->dso;
+	}
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * plot: a report as an SVG histogram (our own small writer). Reports by
+ * EIP alone or with app/appid, mode and cpu give the paper's EIP
+ * histogram (Figures 6-8): a bar per EIP in address order. Other reports
+ * give horizontal bars, one per row, most samples first.
+ */
+#ifndef SLEEPY_PARSE_PLOT_H
+#define SLEEPY_PARSE_PLOT_H
+
+#include <stddef.h>
+
+#include "group.h"
+
+#define PLOT_MAX_BARS	200	/* EIP histogram */
+#define PLOT_MAX_ROWS	40	/* horizontal bars */
+
+/* Write path. Returns 0, or -1 with err set. */
+int plot_write(const char *path, const struct group_ctx *ctx,
+	       const struct grow *rows, const char *file,
+	       const char *filters, char *err, size_t errsz);
+
+#endif /* SLEEPY_PARSE_PLOT_H */

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sqlout: the session as an SQLite database; see sqlout.h. */
+#include "sqlout.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "group.h"
+
+static const char schema[] =
+	"PRAGMA journal_mode = OFF;\n"
+	"PRAGMA synchronous = OFF;\n"
+	"CREATE TABLE session (\n"
+	"  file TEXT, version INTEGER, hz INTEGER, nr_cpus INTEGER,\n"
+	"  flags INTEGER, release TEXT, machine TEXT,\n"
+	"  start_realtime_ns INTEGER, start_mono_ns INTEGER,\n"
+	"  span_ns INTEGER, sample_records INTEGER, samples INTEGER,\n"
+	"  mode_filter TEXT, filters TEXT, slice_ns INTEGER,\n"
+	"  kernel_symbols TEXT, stopped_cleanly INTEGER,\n"
+	"  samples_taken INTEGER, samples_written INTEGER,\n"
+	"  dropped INTEGER);\n"
+	"CREATE TABLE appids (\n"
+	"  appid INTEGER PRIMARY KEY, name TEXT, instance INTEGER,\n"
+	"  pid INTEGER, parent_appid INTEGER, origin TEXT,\n"
+	"  kthread INTEGER, idle INTEGER, time_ns INTEGER, path TEXT);\n"
+	"CREATE TABLE mappings (\n"
+	"  id INTEGER PRIMARY KEY, appid INTEGER, pid INTEGER,\n"
+	"  start INTEGER, len INTEGER, pgoff INTEGER, time_ns INTEGER,\n"
+	"  build_id TEXT, path TEXT);\n"
+	"CREATE TABLE samples (\n"
+	"  appid INTEGER, pid INTEGER, cpu INTEGER, mode TEXT,\n"
+	"  eip INTEGER, slice INTEGER, samples INTEGER);\n"
+	"CREATE TABLE symbols (\n"
+	"  appid INTEGER, eip INTEGER, dso TEXT, symbol TEXT, kind TEXT,\n"
+	"  reason TEXT, offset INTEGER, line TEXT,\n"
+	"  PRIMARY KEY (appid, eip)) WITHOUT ROWID;\n"
+	"BEGIN;\n";
+
+static const char indexes[] =
+	"COMMIT;\n"
+	"CREATE INDEX samples_appid_eip ON samples (appid, eip);\n"
+	"CREATE INDEX samples_slice ON samples (slice);\n"
+	"CREATE INDEX symbols_symbol ON symbols (symbol, dso);\n"
+	"CREATE INDEX appids_name ON appids (name, instance);\n"
+	"CREATE INDEX mappings_appid ON mappings (appid, start);\n"
+	"CREATE VIEW samples_sym AS\n"
+	"  SELECT s.appid, s.pid, s.cpu, s.mode, s.eip, s.slice, s.samples,\n"
+	"         COALESCE(a.name, '?appid=' || s.appid) AS app,\n"
+	"         a.instance, y.dso, y.symbol, y.kind, y.reason, y.line\n"
+	"  FROM samples s JOIN symbols y USING (appid, eip)\n"
+	"  LEFT JOIN appids a USING (appid);\n"
+	"ANALYZE;\n";
+
+struct db {
+	sqlite3 *db;
+	char *err;
+	size_t errsz;
+	const char *path;
+};
+
+static int fail(struct db *d, const char *what)
+{
+	snprintf(d->err, d->errsz, "%s: %s: %s", d->path, what,
+		 d->db ? sqlite3_errmsg(d->db) : "cannot open");
+	return -1;
+}
+
+static int prepare(struct db *d, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(d->db, sql, -1, st, NULL) != SQLITE_OK)
+		return fail(d, "prepare");
+	return 0;
+}
+
+static int step(struct db *d, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : fail(d, "insert");
+}
+
+static void text(sqlite3_stmt *st, int i, const char *s)
+{
+	sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+}
+
+static void i64(sqlite3_stmt *st, int i, uint64_t v)
+{
+	sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+}
+
+static int write_session(struct db *d, const struct sqlite_in *in)
+{
+	const struct sleepy_file_header *h = in->hdr;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prepare(d, "INSERT INTO session VALUES (?,?,?,?,?,?,?,?,?,?,?,?,"
+		    "?,?,?,?,?,?,?,?)", &st))
+		return -1;
+	text(st, 1, in->file);
+	i64(st, 2, h->version);
+	i64(st, 3, h->hz);
+	i64(st, 4, h->nr_cpus);
+	i64(st, 5, h->flags);
+	text(st, 6, h->release);
+	text(st, 7, h->machine);
+	i64(st, 8, h->start_realtime_ns);
+	i64(st, 9, h->start_mono_ns);
+	i64(st, 10, in->span_ns);
+	i64(st, 11, in->samples);
+	i64(st, 12, in->selected);
+	text(st, 13, in->mode);
+	text(st, 14, in->filters);
+	i64(st, 15, in->slice_ns);
+	if (in->sym->ksyms && in->sym->ksyms->source)
+		text(st, 16, in->sym->ksyms->source);
+	i64(st, 17, in->have_stats);
+	if (in->have_stats) {
+		i64(st, 18, in->stats->samples_taken);
+		i64(st, 19, in->stats->samples_written);
+		i64(st, 20, in->stats->dropped_no_buffer +
+		    in->stats->dropped_no_appid +
+		    in->stats->dropped_write_error);
+	}
+	rc = step(d, st);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int write_appids(struct db *d, const struct sqlite_in *in)
+{
+	static const char *const origins[] = {
+		"running", "fork", "exec", "tick",
+	};
+	sqlite3_stmt *st;
+
+	if (prepare(d, "INSERT INTO appids VALUES (?,?,?,?,?,?,?,?,?,?)", &st))
+		return -1;
+	for (size_t i = 0; i < in->appids->n; i++) {
+		const struct appid_info *a = &in->appids->v[i];
+
+		i64(st, 1, a->appid);
+		text(st, 2, a->name);
+		i64(st, 3, a->instance);
+		i64(st, 4, a->pid);
+		if (a->parent_appid != UINT32_MAX)
+			i64(st, 5, a->parent_appid);
+		text(st, 6, a->origin < 4 ? origins[a->origin] : "other");
+		i64(st, 7, !!(a->flags & SLEEPY_APPID_F_KTHREAD));
+		i64(st, 8, !!(a->flags & SLEEPY_APPID_F_IDLE));
+		i64(st, 9, a->time_ns);
+		text(st, 10, a->path);
+		if (step(d, st)) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int write_mappings(struct db *d, const struct sqlite_in *in)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(d, "INSERT INTO mappings VALUES (?,?,?,?,?,?,?,?,?)", &st))
+		return -1;
+	for (size_t i = 0; i < in->maps->n; i++) {
+		const struct map *m = &in->maps->v[i];
+		char bid[2 * SLEEPY_BUILD_ID_MAX + 1];
+
+		for (size_t k = 0; k < m->build_id_len; k++)
+			snprintf(bid + 2 * k, 3, "%02x", m->build_id[k]);
+		bid[2 * m->build_id_len] = '\0';
+		i64(st, 1, i + 1);
+		i64(st, 2, m->appid);
+		i64(st, 3, m->pid);
+		i64(st, 4, m->start);
+		i64(st, 5, m->end - m->start);
+		i64(st, 6, m->pgoff);
+		i64(st, 7, m->time_ns);
+		text(st, 8, bid);
+		text(st, 9, strtab_get(in->names, m->path));
+		if (step(d, st)) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int write_samples(struct db *d, const struct sqlite_in *in)
+{
+	static const char *const kinds[] = { "symbol", "bracket",
+		"unresolved" };
+	const struct count_table *t = in->counts;
+	sqlite3_stmt *st, *sy;
+	struct count_table seen;
+	int rc = -1;
+
+	if (counts_init(&seen)) {
+		snprintf(d->err, d->errsz, "out of memory");
+		return -1;
+	}
+	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?)", &st)) {
+		counts_free(&seen);
+		return -1;
+	}
+	if (prepare(d, "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?)", &sy))
+		goto out_st;
+	for (size_t i = 0; i <= t->mask; i++) {
+		const struct count_entry *e = &t->slots[i];
+		const uint32_t appid = CE_APPID(e);
+		size_t before;
+
+		if (!e->count)
+			continue;
+		i64(st, 1, appid);
+		i64(st, 2, CE_PID(e));
+		i64(st, 3, CE_CPU(e));
+		text(st, 4, mode_label(CE_MODE(e)));
+		i64(st, 5, e->ip);
+		i64(st, 6, CE_SLICE(e));
+		i64(st, 7, e->count);
+		if (step(d, st))
+			goto out;
+		/* The symbol of each (appid, eip), once. */
+		before = seen.used;
+		if (counts_add(&seen, e->ip, appid, 0, 1)) {
+			snprintf(d->err, d->errsz, "out of memory");
+			goto out;
+		}
+		if (seen.used != before) {
+			struct symres r;
+
+			if (symbolize(in->sym, appid, e->ip, &r)) {
+				snprintf(d->err, d->errsz, "out of memory");
+				goto out;
+			}
+			i64(sy, 1, appid);
+			i64(sy, 2, e->ip);
+			text(sy, 3, strtab_get(in->names, r.dso));
+			text(sy, 4, strtab_get(in->names, r.sym));
+			text(sy, 5, kinds[r.kind]);
+			if (r.kind == KIND_UNRESOLVED)
+				text(sy, 6, reason_name(r.reason));
+			i64(sy, 7, r.offset);
+			text(sy, 8, r.line ? strtab_get(in->names, r.line) :
+			     "??");
+			if (step(d, sy))
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(sy);
+out_st:
+	sqlite3_finalize(st);
+	counts_free(&seen);
+	return rc;
+}
+
+int sqlite_write(const char *path, const struct sqlite_in *in, char *err,
+		 size_t errsz)
+{
+	struct db d = { NULL, err, errsz, path };
+	char *msg = NULL;
+	int rc = -1;
+
+	if (unlink(path) && errno != ENOENT) {
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (sqlite3_open_v2(path, &d.db, SQLITE_OPEN_READWRITE |
+			    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		fail(&d, "open");
+		goto out;
+	}
+	if (sqlite3_exec(d.db, schema, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, errsz, "%s: %s", path, msg ? msg : "schema");
+		goto out;
+	}
+	if (write_session(&d, in) || write_appids(&d, in) ||
+	    write_mappings(&d, in) || write_samples(&d, in))
+		goto out;
+	if (sqlite3_exec(d.db, indexes, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, errsz, "%s: %s", path, msg ? msg : "indexes");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_free(msg);
+	if (d.db && sqlite3_close(d.db) != SQLITE_OK && rc == 0) {
+		snprintf(err, errsz, "%s: close failed", path);
+		rc = -1;
+	}
+	return rc;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sqlout: the session as an SQLite database (schema in
+ * Documentation/parse.md): the header, appids, mappings, samples
+ * aggregated per (appid, pid, cpu, mode, eip, time slice), and the
+ * symbol of every (appid, eip).
+ */
+#ifndef SLEEPY_PARSE_SQLOUT_H
+#define SLEEPY_PARSE_SQLOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "appids.h"
+#include "counts.h"
+#include "maps.h"
+#include "reader.h"
+#include "strtab.h"
+#include "symbolize.h"
+
+struct sqlite_in {
+	const char *file;
+	const struct sleepy_file_header *hdr;
+	uint64_t samples;	/* sample records */
+	uint64_t selected;	/* samples that passed the filters */
+	uint64_t span_ns;
+	uint64_t slice_ns;
+	const char *filters;	/* "" for none */
+	const char *mode;	/* the --mode filter */
+	const struct appid_table *appids;
+	const struct maps *maps;
+	struct strtab *names;
+	struct symbolizer *sym;
+	const struct count_table *counts;	/* every key field kept */
+	bool have_stats;
+	const struct sample_stats *stats;
+};
+
+/* Write (replacing) path. Returns 0, or -1 with err set. */
+int sqlite_write(const char *path, const struct sqlite_in *in, char *err,
+		 size_t errsz);
+
+#endif /* SLEEPY_PARSE_SQLOUT_H */

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/* strtab: interned strings; see strtab.h. */
+#include "strtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h ^ h >> 29;
+}
+
+static int rehash(struct strtab *t, size_t nslots)
+{
+	uint32_t *index = calloc(nslots, sizeof(*index));
+
+	if (!index)
+		return -1;
+	free(t->index);
+	t->index = index;
+	t->mask = nslots - 1;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = hash_bytes(t->v[i], strlen(t->v[i])) & t->mask;
+
+		while (t->index[j])
+			j = (j + 1) & t->mask;
+		t->index[j] = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+int strtab_init(struct strtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (rehash(t, 256))
+		return -1;
+	return strtab_intern(t, "") == 0 ? 0 : -1;
+}
+
+void strtab_free(struct strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	free(t->index);
+	memset(t, 0, sizeof(*t));
+}
+
+uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t len)
+{
+	size_t j = hash_bytes(s, len) & t->mask;
+	char *copy;
+
+	for (; t->index[j]; j = (j + 1) & t->mask) {
+		const char *v = t->v[t->index[j] - 1];
+
+		if (!strncmp(v, s, len) && v[len] == '\0')
+			return t->index[j] - 1;
+	}
+	if (t->n >= UINT32_MAX - 2)
+		return STRTAB_NOMEM;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		char **v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return STRTAB_NOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	copy = malloc(len + 1);
+	if (!copy)
+		return STRTAB_NOMEM;
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	t->v[t->n] = copy;
+	t->index[j] = (uint32_t)++t->n;
+	if (2 * t->n > t->mask + 1 && rehash(t, 2 * (t->mask + 1)))
+		return STRTAB_NOMEM;
+	return (uint32_t)(t->n - 1);
+}
+
+uint32_t strtab_intern(struct strtab *t, const char *s)
+{
+	return strtab_intern_n(t, s, strlen(s));
+}
