@@ -37,6 +37,19 @@ static int cmp_hit(const void *pa, const void *pb)
 	return a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
 }
 
+/* Most samples first, then by DSO and address, for a stable order. */
+static int cmp_func(const void *pa, const void *pb)
+{
+	const struct func *a = pa, *b = pb;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	if (a->dso != b->dso)
+		return strcmp(a->obj->path, b->obj->path);
+	return a->obj->syms[a->sym].addr < b->obj->syms[b->sym].addr ? -1 :
+		a->obj->syms[a->sym].addr > b->obj->syms[b->sym].addr;
+}
+
 static int add_hit(struct func *f, uint64_t vaddr, uint64_t count)
 {
 	if (f->nhits == f->cap) {
@@ -199,6 +212,7 @@ int annotate_print(FILE *out, const char *name, struct symbolizer *s,
 				 filters[0] ? " with " : "", filters);
 		return -1;
 	}
+	qsort(funcs, nfuncs, sizeof(funcs[0]), cmp_func);
 	if (filters[0])
 		fprintf(out, "filters: %s\n", filters);
 	for (size_t k = 0; k < nfuncs && !rc; k++) {

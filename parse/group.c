@@ -440,14 +440,28 @@ void group_print_text(const struct group_ctx *ctx, const struct grow *rows)
 	for (size_t i = 1; i < NR_REASONS; i++)
 		unres += ctx->unresolved[i];
 	if (ctx->fields & G_SYMBOLIZE) {
-		fprintf(ctx->out, "unresolved: %" PRIu64 " samples (%.2f%%)",
-			unres, report_percent(unres, ctx->total));
-		for (size_t i = 1, k = 0; i < NR_REASONS; i++)
-			if (ctx->unresolved[i])
-				fprintf(ctx->out, "%s %s %" PRIu64,
-					k++ ? "," : ":", reason_name(
-						(unsigned int)i),
-					ctx->unresolved[i]);
+		/* "unresolved: N samples (P%): reason N, ...", wrapped. */
+		int col = fprintf(ctx->out, "unresolved: %" PRIu64
+				  " samples (%.2f%%)", unres,
+				  report_percent(unres, ctx->total));
+
+		for (size_t i = 1, k = 0; i < NR_REASONS; i++) {
+			char item[64];
+			int len;
+
+			if (!ctx->unresolved[i])
+				continue;
+			len = snprintf(item, sizeof(item), "%s %" PRIu64,
+				       reason_name((unsigned int)i),
+				       ctx->unresolved[i]);
+			fputs(k++ ? "," : ":", ctx->out);
+			col++;
+			if (col + 1 + len > TEXT_COLUMNS) {
+				fputs("\n ", ctx->out);
+				col = 1;
+			}
+			col += fprintf(ctx->out, " %s", item);
+		}
 		fputc('\n', ctx->out);
 	}
 	if (ctx->fields & G_LINE)

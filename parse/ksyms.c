@@ -75,9 +75,8 @@ static int load_kallsyms(struct ksyms *k, const char *path,
 				free(k->v);
 				k->v = NULL;
 				k->n = 0;
-				snprintf(k->why, sizeof(k->why), "%s is of "
-					 "kernel %s, the session of %s", path,
-					 rel, release);
+				snprintf(k->why, sizeof(k->why), "of kernel "
+					 "%s, not %s: %s", rel, release, path);
 				return 0;
 			}
 			continue;
@@ -120,10 +119,13 @@ static int load_kallsyms(struct ksyms *k, const char *path,
 			if (s->dso == STRTAB_NOMEM)
 				goto nomem;
 		}
-		s->name = is_end_marker(name) ? KSYM_END :
-			strtab_intern(names, name);
-		if (s->name == STRTAB_NOMEM)
-			goto nomem;
+		if (is_end_marker(name)) {
+			s->name = KSYM_END;
+		} else {
+			s->name = strtab_intern(names, name);
+			if (s->name == STRTAB_NOMEM)
+				goto nomem;
+		}
 		k->n++;
 	}
 	if (ferror(f)) {
@@ -135,8 +137,8 @@ static int load_kallsyms(struct ksyms *k, const char *path,
 		free(k->v);
 		k->v = NULL;
 		k->n = 0;
-		snprintf(k->why, sizeof(k->why), "%s has no addresses (all "
-			 "zero: kptr_restrict)", path);
+		snprintf(k->why, sizeof(k->why), "addresses all zero "
+			 "(kptr_restrict): %s", path);
 		return 0;
 	}
 	qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
@@ -199,9 +201,8 @@ int ksyms_load(struct ksyms *k, const char *kallsyms, const char *vmlinux,
 			return -1;
 		if (!banner_matches(k->vmlinux, release, found,
 				    sizeof(found))) {
-			snprintf(k->why, sizeof(k->why), "%s is kernel %s, "
-				 "the session's is %s", vmlinux, found,
-				 release);
+			snprintf(k->why, sizeof(k->why), "of kernel %s, not "
+				 "%s: %s", found, release, vmlinux);
 			return 0;
 		}
 		k->source = vmlinux;

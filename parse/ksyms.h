@@ -16,7 +16,7 @@
 #include "strtab.h"
 
 #define KSYMS_MAX_SPAN	(1u << 20)
-#define KSYM_END	UINT32_MAX	/* name of an end-of-text marker */
+#define KSYM_END	(UINT32_MAX - 1)	/* name of an end-of-text marker */
 
 struct ksym {
 	uint64_t addr;
