@@ -127,8 +127,6 @@ static struct row *build_rows(const struct report_ctx *ctx,
 		n = out + 1;
 	}
 	qsort(rows, n, sizeof(*rows), cmp_rows);
-	if (ctx->top && n > ctx->top)
-		n = ctx->top;
 	*np = n;
 	return rows;
 }
@@ -383,15 +381,22 @@ static void csv_report(const struct report_ctx *ctx, enum report_by by,
 int report_print(const struct report_ctx *ctx, enum report_by by,
 		 const struct count_table *counts, uint64_t total)
 {
-	size_t n = 0;
+	size_t n = 0, all;
 	struct row *rows = build_rows(ctx, by, counts, &n);
 
 	if (!rows)
 		return -1;
-	if (ctx->format == REPORT_CSV)
+	all = n;
+
+	if (ctx->top && n > ctx->top)
+		n = ctx->top;
+	if (ctx->format == REPORT_CSV) {
 		csv_report(ctx, by, rows, n, total);
-	else
+	} else {
 		text_report(ctx, by, rows, n, total);
+		if (n < all)
+			fprintf(ctx->out, "  (top %zu of %zu rows)\n", n, all);
+	}
 	free(rows);
 	return 0;
 }
