@@ -342,6 +342,6 @@ int main(int argc, char **argv)
 		die(1, "%s: %s", out_path, strerror(errno));
 	printf("%s: %" PRIu64 " samples (%" PRIu64 " kernel), %" PRIu64
 	       " appids, %d ELF files, %" PRIu64 " bytes\n", out_path,
-	       samples, kernel, appids, nelf, written + sizeof(st));
+	       samples, kernel, appids, nelf, written);
 	return 0;
 }
