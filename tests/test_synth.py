@@ -1,0 +1,76 @@
+"""synth_big, the generator of the parse speed benchmark's session files:
+deterministic, valid, and its mappings match the real ELF files it names."""
+import subprocess
+
+import pytest
+
+import sleepyread
+from conftest import BUILD, TOP
+
+SYNTH = BUILD / "user" / "host" / "synth_big"
+GUEST = BUILD / "user" / "guest"
+ELFS = [GUEST / "btree", GUEST / "hotpie", GUEST / "libhot.so"]
+
+
+@pytest.fixture(scope="module")
+def synth():
+    r = subprocess.run(["make", "-s", "-C", str(TOP / "tests" / "progs"),
+                        f"OUT={BUILD / 'user'}",
+                        f"KERNEL_UAPI={BUILD / 'uapi'}", "all", "host"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return SYNTH
+
+
+def gen(synth, out, *args):
+    r = subprocess.run([str(synth), "-o", str(out), *map(str, args)],
+                       capture_output=True, text=True, timeout=120)
+    return r
+
+
+def test_deterministic_and_valid(synth, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for f in (a, b):
+        r = gen(synth, f, "--samples", 20000, "--appids", 7, *ELFS)
+        assert r.returncode == 0, r.stderr
+    assert a.read_bytes() == b.read_bytes()
+    c = tmp_path / "c"
+    gen(synth, c, "--samples", 20000, "--appids", 7, "--seed", 2, *ELFS)
+    assert c.read_bytes() != a.read_bytes()
+
+    s = sleepyread.read(a)
+    assert len(s.samples) == 20000 and len(s.appids) == 7
+    assert s.stats["samples_written"] == 20000
+    assert s.stats["bytes_written"] == a.stat().st_size - 384
+    kernel = [x for x in s.samples if x["mode"] == 1]
+    assert 1500 < len(kernel) < 2500          # 1 in 10
+    assert all(x["user_ip"] is not None for x in kernel)
+    # Every mapping is an executable segment of a named file, with its
+    # build-id; every user address falls in one of its appid's mappings.
+    for m in s.mmaps:
+        assert m["path"] in map(str, ELFS)
+        assert m["build_id"] == sleepyread.build_id(m["path"])
+    maps = {}
+    for m in s.mmaps:
+        maps.setdefault(m["appid"], []).append(m)
+    assert set(maps) == set(s.appids)
+    for x in s.samples:
+        ip = x["user_ip"] if x["mode"] == 1 else x["ip"]
+        assert any(m["start"] <= ip < m["start"] + m["len"]
+                   for m in maps[x["appid"]]), hex(ip)
+    r = subprocess.run([str(BUILD / "user" / "host" / "parse"), "--mode",
+                        "all", str(a)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--samples", "0", str(ELFS[0])], "not a positive number"),
+    (["--samples", "10"], "at least one ELF file"),
+    (["--samples", "10", "/etc/passwd"], "not an ELF file"),
+    (["--samples", "10", "/nonexistent"], "No such file"),
+])
+def test_errors(synth, tmp_path, args, msg):
+    r = gen(synth, tmp_path / "x", *args)
+    assert r.returncode != 0
+    assert r.stderr.startswith("synth_big: ") and msg in r.stderr
+    assert r.stderr.count("\n") == 1
