@@ -147,7 +147,7 @@ class Obj:
         self.text = next(l for l in loads if l[3] & 1)     # PF_X
         self.build_id = build_id(path)
 
-    def mmap(self, f, appid, pid, build_id=None, path=None):
+    def mmap(self, f, appid, pid=0, build_id=None, path=None):
         """The MMAP record of the executable segment."""
         off, vaddr, filesz, _ = self.text
         start = self.base + (vaddr & ~(PAGE - 1))
@@ -692,3 +692,91 @@ def test_annotate_errors(parse_bin, symfile, objs):
         assert r.returncode == 2, args
         assert r.stderr.startswith("parse: ") and what in r.stderr
         assert len(r.stderr.splitlines()) == 1
+
+
+# ---------------------------------------------------------------- hostile
+
+def test_overlapping_and_hostile_mappings(parse_bin, objs, tmp_path):
+    """A later MMAP record wins where it overlaps an earlier one; a length
+    that wraps around, a zero length and mappings of other appids are
+    handled without a wrong symbol."""
+    lib = objs["lib"]
+    syms = functions(lib.path)
+    f = sf.SessionFile()
+    f.appid(1, "loop", pid=1)
+    f.appid(2, "call", pid=2)
+    # A junk mapping over the library's range, then the library over it:
+    # the library wins (later).
+    off, vaddr, filesz, _ = lib.text
+    f.mmap(1, lib.base, 1 << 40, path="/usr/lib/libgone.so")
+    lib.mmap(f, 1)
+    hot = lib.ip(mid(syms, "hot_lib"))
+    # Appid 2: the library first, then junk over it (junk wins), a
+    # mapping whose length wraps past 2^64, and one of length zero.
+    lib.mmap(f, 2)
+    f.mmap(2, hot & ~(PAGE - 1), PAGE, path="/usr/lib/libgone.so")
+    f.mmap(2, 0xffff_0000_0000_0000 - PAGE, 0xffff_ffff_ffff_ffff,
+           path="/usr/lib/libwrap.so")
+    f.mmap(2, 0x1000, 0, path="/usr/lib/libzero.so")
+    for appid, ip, n in ((1, hot, 4), (2, hot, 3), (2, 0x1800, 2),
+                         (2, 0xffff_0000_0000_0000 + 8, 1)):
+        for _ in range(n):
+            f.sample(appid, ip)
+    f.stats(samples_taken=10, samples_written=10)
+    path = f.write(tmp_path / "s.bin")
+    r = run_parse(parse_bin, "--by", "appid,symbol", "--format", "csv",
+                  "--symfs", objs["root"], path)
+    assert r.returncode == 0, r.stderr
+    got = {(row[0], row[4], row[5]): int(row[6])
+           for row in csv_of(r.stdout)[1:]}
+    page_off = (hot & (PAGE - 1))
+    assert got == {
+        ("loop", "/usr/lib/libhot.so", "hot_lib"): 4,
+        ("call", "/usr/lib/libgone.so", f"libgone.so+{page_off:#x}"): 3,
+        ("call", "[unknown]", "[unknown]+0x1800"): 2,
+        ("call", "/usr/lib/libwrap.so", f"libwrap.so+{PAGE + 8:#x}"): 1,
+    }
+
+
+BAD_BUILD_ID_LEN = bytearray(sf.mmap_record(1, 0, 1, path="/bin/x"))
+BAD_BUILD_ID_LEN[44] = 21       # struct sleepy_rec_mmap.build_id_len
+BAD_BUILD_ID_LEN = bytes(BAD_BUILD_ID_LEN)
+
+
+@pytest.mark.parametrize("rec, what", [
+    (sf.mmap_record(1, 0, 1, path="/bin/x")[:-1] + b"x", "not NUL"),
+    (sf.mmap_record(1, 0, 1, path="/bin/x", size=70), "path of 6 bytes"),
+    (BAD_BUILD_ID_LEN, "build_id_len 21"),
+])
+def test_bad_mmap_records_name_their_offset(parse_bin, tmp_path, rec, what):
+    f = sf.SessionFile()
+    f.sample(1, 0x10)
+    off = f.add(rec + b"\0" * 8)
+    f.stats(samples_taken=1, samples_written=1)
+    path = f.write(tmp_path / "s.bin")
+    r = run_parse(parse_bin, "--by", "symbol", path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stderr.endswith(f" at byte offset {off}\n"), r.stderr
+    assert what in r.stderr
+
+
+def test_many_mappings_stay_fast(parse_bin, objs, tmp_path):
+    """100,000 overlapping MMAP records of one appid: resolved at once."""
+    lib = objs["lib"]
+    f = sf.SessionFile()
+    f.appid(1, "loop", pid=1)
+    for i in range(100_000):
+        f.mmap(1, 0x10000000 + 0x1000 * (i % 5000), 0x100000 + i,
+               path=f"/usr/lib/lib{i % 7}.so")
+    lib.mmap(f, 1)
+    hot = lib.ip(mid(functions(lib.path), "hot_lib"))
+    for i in range(1000):
+        f.sample(1, hot if i % 2 else 0x10000000 + 64 * i)
+    f.stats(samples_taken=1000, samples_written=1000)
+    path = f.write(tmp_path / "s.bin")
+    r = run_parse(parse_bin, "--by", "symbol", "--format", "json", "--symfs",
+                  objs["root"], path)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)["rows"]
+    assert rows[0]["symbol"] == "hot_lib" and rows[0]["samples"] == 500
+    assert sum(row["samples"] for row in rows) == 1000
