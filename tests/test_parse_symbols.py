@@ -780,3 +780,155 @@ def test_many_mappings_stay_fast(parse_bin, objs, tmp_path):
     rows = json.loads(r.stdout)["rows"]
     assert rows[0]["symbol"] == "hot_lib" and rows[0]["samples"] == 500
     assert sum(row["samples"] for row in rows) == 1000
+
+
+# ---------------------------------------------------------------- SQLite
+
+def doc_queries():
+    """The ten queries of Documentation/parse.md: {"Q1": sql, ...}."""
+    text = DOC.read_text()
+    found = re.findall(r"^### (Q\d+)\. [^\n]*\n\n```sql\n(.*?)```", text,
+                       re.M | re.S)
+    return dict(found)
+
+
+def sqlite_rows(db, sql):
+    r = subprocess.run(["sqlite3", "-bail", "-csv", str(db), sql],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and not r.stderr, (sql, r.stderr)
+    return csv_of(r.stdout)
+
+
+def norm(rows):
+    """Rows with numbers as floats, for comparing SQLite's text."""
+    def cell(v):
+        try:
+            return round(float(v), 6)
+        except (TypeError, ValueError):
+            return "" if v is None else str(v)
+    return [[cell(v) for v in row] for row in rows]
+
+
+def expected_queries(truth, samples, objs):
+    """What each documented query returns on the test session, computed
+    from the ground truth."""
+    info = {(t.appid, t.ip): t for t in truth}
+    rows = []
+    for s in samples:
+        t = info[(s.appid, s.ip)]
+        name, inst, pid = NAMES[s.appid]
+        rows.append(dict(appid=s.appid, app=name, inst=inst, pid=pid,
+                         mode=["user", "kernel", "irq", "idle"][s.mode],
+                         cpu=s.cpu, slice=s.time_ns // 100_000_000,
+                         dso=t.dso, sym=t.symbol, kind=t.kind,
+                         reason=t.reason, ip=s.ip))
+    total = len(rows)
+    C = collections.Counter
+    q = {}
+    by_sym = C((r["dso"], r["sym"]) for r in rows)
+    top = sorted(by_sym.items(), key=lambda kv: (-kv[1], kv[0]))
+    q["Q1"] = [[d, s, n, round(100 * n / total, 2)] for (d, s), n in top[:10]]
+    per_app = collections.defaultdict(C)
+    for r in rows:
+        per_app[r["app"]][(r["dso"], r["sym"])] += 1
+    q["Q2"] = []
+    for app in sorted(per_app):
+        ranked = sorted(per_app[app].items(),
+                        key=lambda kv: (-kv[1], kv[0][1]))
+        q["Q2"] += [[app, s, n] for (_, s), n in ranked[:3]]
+    loop = collections.defaultdict(lambda: [0, 0])
+    for r in rows:
+        if r["app"] == "loop":
+            loop[(r["dso"], r["sym"])][r["inst"]] += 1
+    q["Q3"] = [[s, a, b] for (d, s), (a, b) in sorted(
+        loop.items(), key=lambda kv: (-sum(kv[1]), kv[0][1]))]
+    per_appid = C(r["appid"] for r in rows)
+    q["Q4"] = sorted(([f"{NAMES[a][0]}#{NAMES[a][1]}", NAMES[a][2], "",
+                       "exec", n] for a, n in per_appid.items()),
+                     key=lambda x: (-x[4], x[0]))
+    q["Q5"] = [[round(sl * 0.1, 3), app, n] for (sl, app), n in
+               sorted(C((r["slice"], r["app"]) for r in rows).items())]
+    q["Q6"] = []
+    for app in per_app:
+        m = C(r["mode"] for r in rows if r["app"] == app)
+        q["Q6"].append([app, m["user"], m["kernel"], m["irq"], m["idle"],
+                        sum(m.values())])
+    q["Q6"].sort(key=lambda x: (-x[5], x[0]))
+    q["Q7"] = [[c, m, n] for (c, m), n in
+               sorted(C((r["cpu"], r["mode"]) for r in rows).items())]
+    unres = collections.defaultdict(lambda: [set(), 0])
+    for r in rows:
+        if r["kind"] == "unresolved":
+            unres[r["reason"]][0].add(r["dso"])
+            unres[r["reason"]][1] += 1
+    q["Q8"] = sorted(([k, len(v[0]), v[1]] for k, v in unres.items()),
+                     key=lambda x: (-x[2], x[0]))
+    user_sym = C((r["dso"], r["sym"]) for r in rows
+                 if r["mode"] == "user" and r["kind"] == "symbol")
+    (hd, hs), _ = sorted(user_sym.items(), key=lambda kv: (-kv[1],
+                                                           kv[0]))[0]
+    assert (hd, hs) == ("/usr/lib/libhot.so", "hot_lib")
+    lib = objs["lib"]
+    hot = [r for r in rows if (r["dso"], r["sym"]) == (hd, hs)]
+    lines = C(addr2line(lib.path, r["ip"] - lib.base) for r in hot)
+    q["Q9"] = sorted(([k, n] for k, n in lines.items()),
+                     key=lambda x: (-x[1], x[0]))
+    eips = C(r["ip"] for r in hot)
+    q["Q10"] = [[hex(ip), n] for ip, n in sorted(eips.items())]
+    return q
+
+
+def test_sqlite_database_and_documented_queries(parse_bin, symfile, objs,
+                                                tmp_path):
+    path, truth, samples = symfile
+    db = tmp_path / "s.db"
+    db.write_text("old contents are replaced")
+    r = run_parse(parse_bin, "--by", "symbol", "--mode", "all", "--sqlite",
+                  db, "--symfs", objs["root"], path)
+    assert r.returncode == 0, r.stderr
+    # The tables hold what the session says.
+    assert sqlite_rows(db, "SELECT hz, release, sample_records, samples, "
+                       "slice_ns, kernel_symbols FROM session") == \
+        [["250", "6.1.0-sleepy", str(len(samples)), str(len(samples)),
+          "100000000", str(path) + ".kallsyms"]]
+    assert sqlite_rows(db, "SELECT appid, name, instance, pid FROM appids "
+                       "ORDER BY appid") == \
+        [[str(a), n, str(i), str(p)] for a, n, i, p in SYM_APPIDS]
+    assert sqlite_rows(db, "SELECT COUNT(*) FROM mappings") == [["9"]]
+    assert sqlite_rows(db, "SELECT SUM(samples) FROM samples") == \
+        [[str(len(samples))]]
+    got = sqlite_rows(db, "SELECT appid, printf('0x%x', eip), dso, symbol, "
+                      "kind, COALESCE(reason, '') FROM symbols")
+    want = {(str(t.appid), hex(t.ip), t.dso, t.symbol, t.kind,
+             t.reason or "") for t in truth}
+    assert sorted(map(tuple, got)) == sorted(want)
+    assert {row[0] for row in sqlite_rows(
+        db, "SELECT name FROM sqlite_master WHERE type = 'index'")} >= {
+        "samples_appid_eip", "samples_slice", "symbols_symbol"}
+    # The documented queries, as written.
+    queries = doc_queries()
+    assert sorted(queries, key=lambda k: int(k[1:])) == \
+        [f"Q{i}" for i in range(1, 11)]
+    want = expected_queries(truth, samples, objs)
+    for name, sql in queries.items():
+        assert norm(sqlite_rows(db, sql)) == norm(want[name]), name
+
+
+def test_sqlite_keeps_the_filtered_samples(parse_bin, symfile, objs,
+                                           tmp_path):
+    path, truth, samples = symfile
+    db = tmp_path / "f.db"
+    r = run_parse(parse_bin, "--by", "appid", "--app", "loop", "--sqlite",
+                  db, "--slice-ms", "50", "--symfs", objs["root"], path)
+    assert r.returncode == 0, r.stderr
+    n = sum(1 for s in samples if NAMES[s.appid][0] == "loop" and
+            s.mode == sf.MODE_USER)
+    assert sqlite_rows(db, "SELECT samples, slice_ns, mode_filter, filters "
+                       "FROM session") == [[str(n), "50000000", "user",
+                                            "app loop"]]
+    assert sqlite_rows(db, "SELECT SUM(samples), MAX(slice) FROM samples") \
+        == [[str(n), str(max(s.time_ns for s in samples
+                              if NAMES[s.appid][0] == "loop" and
+                              s.mode == sf.MODE_USER) // 50_000_000)]]
+    r = run_parse(parse_bin, "--sqlite", tmp_path / "no/such.db", path)
+    assert r.returncode == 1 and "no/such.db" in r.stderr
