@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <elfutils/libdwelf.h>
@@ -142,6 +143,7 @@ int dso_open(struct dso *d, const char *path, const char *symfs,
 	ssize_t bid_len;
 	size_t nph;
 	Elf_Scn *scn;
+	struct stat st;
 
 	memset(d, 0, sizeof(*d));
 	d->fd = -1;
@@ -153,10 +155,13 @@ int dso_open(struct dso *d, const char *path, const char *symfs,
 	d->status = REASON_FILE_MISSING;
 	if (!path[0])
 		return 0;
-	d->fd = open(d->real, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named by a hostile file must not hang us. */
+	d->fd = open(d->real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (d->fd < 0)
 		return 0;
 	d->status = REASON_NOT_ELF;
+	if (fstat(d->fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
 	elf_version(EV_CURRENT);
 	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF)

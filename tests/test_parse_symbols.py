@@ -932,3 +932,56 @@ def test_sqlite_keeps_the_filtered_samples(parse_bin, symfile, objs,
                               s.mode == sf.MODE_USER) // 50_000_000)]]
     r = run_parse(parse_bin, "--sqlite", tmp_path / "no/such.db", path)
     assert r.returncode == 1 and "no/such.db" in r.stderr
+
+
+def test_mapped_paths_that_are_not_elf_files(parse_bin, tmp_path):
+    """A FIFO, a directory and a text file named by MMAP records: 'not
+    ELF', never a hang."""
+    root = tmp_path / "root"
+    root.mkdir()
+    subprocess.run(["mkfifo", str(root / "fifo")], check=True)
+    (root / "dir").mkdir()
+    (root / "text").write_text("hello\n")
+    f = sf.SessionFile()
+    f.appid(1, "x", pid=1)
+    for i, name in enumerate(("fifo", "dir", "text")):
+        start = 0x10000000 * (i + 1)
+        f.mmap(1, start, 0x1000, path=f"/{name}")
+        f.sample(1, start + 0x10)
+    f.stats(samples_taken=3, samples_written=3)
+    path = f.write(tmp_path / "s.bin")
+    r = run_parse(parse_bin, "--by", "symbol", "--format", "json", "--symfs",
+                  root, path)
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["unresolved"]["by_reason"]["not ELF"] == 3
+    assert sorted(row["symbol"] for row in j["rows"]) == \
+        ["dir+0x10", "fifo+0x10", "text+0x10"]
+
+
+@pytest.fixture(scope="session")
+def guest_parse(tmp_path_factory):
+    out = tmp_path_factory.mktemp("guest")
+    r = subprocess.run(["make", "-s", "-C", str(TOP / "parse"), f"OUT={out}",
+                        f"KERNEL_UAPI={UAPI}", "guest"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return out / "guest" / "parse"
+
+
+def test_static_guest_parse_symbolizes_like_the_host(parse_bin, guest_parse,
+                                                     symfile, objs):
+    """The guest's static parse has every feature (libelf, libdw,
+    capstone, SQLite linked in)."""
+    path, _, _ = symfile
+    assert "statically linked" in sh("file", guest_parse)
+    for args in (["--by", "appid,line", "--mode", "all", "--format", "csv"],
+                 ["--annotate", "hot_lib"]):
+        host = run_parse(parse_bin, *args, "--symfs", objs["root"], path)
+        guest = run_parse(guest_parse, *args, "--symfs", objs["root"], path)
+        assert host.returncode == 0 and guest.returncode == 0, guest.stderr
+        assert guest.stdout == host.stdout
+    db = path.parent / "g.db"
+    r = run_parse(guest_parse, "--by", "symbol", "--sqlite", db, path)
+    assert r.returncode == 0, r.stderr
+    assert sqlite_rows(db, "SELECT COUNT(*) FROM symbols") != [["0"]]
