@@ -829,29 +829,56 @@ def faked(host_tools, fake_syscalls, tmp_path):
         env = dict(os.environ, LD_PRELOAD=str(fake_syscalls),
                    FAKE_LOG=str(log), FAKE_ERRNO=str(errno),
                    FAKE_STATS=stats)
+        # In tmp_path: sample_start writes PATH.kallsyms next to a
+        # relative PATH.
         r = subprocess.run([str(host_tools / tool), *args],
                            capture_output=True, text=True, env=env,
-                           timeout=30)
+                           timeout=30, cwd=tmp_path)
         call = log.read_text().split() if log.exists() else None
         return r, call
     return _run
 
 
 @pytest.mark.parametrize("args, call", [
-    ([], ["/var/log/samples", "32", "0", "0", "0", "0", "0", "0", "0"]),
-    (["-o", "/tmp/x", "--buffers", "8", "--buffer-size", "4K",
+    (["-o", "{tmp}/x", "--buffers", "8", "--buffer-size", "4K",
       "--max-appids", "100", "--user-only", "--no-write"],
-     ["/tmp/x", "32", "3", "8", "4096", "100", "0", "0", "0"]),
+     ["{tmp}/x", "32", "3", "8", "4096", "100", "0", "0", "0"]),
     (["--output=rel/p", "--buffers=0", "--buffer-size=2m", "--user-only"],
      ["rel/p", "32", "1", "0", "2097152", "0", "0", "0", "0"]),
-    (["-o/p", "--buffers", "4096", "--buffer-size", "64K"],
-     ["/p", "32", "0", "4096", "65536", "0", "0", "0", "0"]),
+    (["-o{tmp}/p", "--buffers", "4096", "--buffer-size", "64K"],
+     ["{tmp}/p", "32", "0", "4096", "65536", "0", "0", "0", "0"]),
 ])
-def test_sample_start_passes_the_configuration(faked, args, call):
+def test_sample_start_passes_the_configuration(faked, tmp_path, args, call):
+    """Paths in tmp_path: sample_start also copies /proc/kallsyms to
+    PATH.kallsyms (the fake system call creates no session file)."""
+    (tmp_path / "rel").mkdir()
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    call = [a.replace("{tmp}", str(tmp_path)) for a in call]
     r, got = faked("sample_start", *args)
     assert r.returncode == 0, r.stderr
-    assert r.stdout == "" and r.stderr == ""
+    assert r.stdout == ""
+    assert r.stderr == "" or "kernel hid its symbol addresses" in r.stderr
     assert got == call
+    kallsyms = Path(call[0] if call[0].startswith("/") else
+                    tmp_path / call[0]).with_name(
+                        Path(call[0]).name + ".kallsyms")
+    assert kallsyms.exists()
+
+
+def test_sample_start_default_path(faked):
+    """The default session path (sample_start's kallsyms copy goes next to
+    it, in /var/log, which may not exist on the host: a warning then)."""
+    side = Path("/var/log/samples.kallsyms")
+    existed = side.exists()
+    try:
+        r, got = faked("sample_start")
+    finally:
+        if not existed and side.exists():
+            side.unlink()
+    assert r.returncode == 0, r.stderr
+    assert got == ["/var/log/samples", "32", "0", "0", "0", "0", "0", "0",
+                   "0"]
+    assert r.stderr == "" or r.stderr.startswith("sample_start: ")
 
 
 @pytest.mark.parametrize("err, message", [
