@@ -178,6 +178,7 @@ struct grow *group_build(struct group_ctx *ctx,
 	ctx->total = 0;
 	memset(ctx->unresolved, 0, sizeof(ctx->unresolved));
 	ctx->unresolved_lines = 0;
+	ctx->kernel = ctx->kernel_resolved = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct count_entry *e = &entries[i];
 		struct grow *r = &rows[i];
@@ -212,6 +213,11 @@ struct grow *group_build(struct group_ctx *ctx,
 			r->offset = s.offset;
 			if (s.kind == KIND_UNRESOLVED)
 				ctx->unresolved[s.reason] += e->count;
+			if (e->ip >= KERNEL_IP_MIN) {
+				ctx->kernel += e->count;
+				if (s.kind != KIND_UNRESOLVED)
+					ctx->kernel_resolved += e->count;
+			}
 			if ((f & G_LINE) && !s.line)
 				ctx->unresolved_lines += e->count;
 		}

@@ -68,6 +68,7 @@ struct group_ctx {
 	uint64_t total;		/* samples in the rows */
 	uint64_t unresolved[NR_REASONS];	/* samples, by reason */
 	uint64_t unresolved_lines;	/* G_LINE: samples without a line */
+	uint64_t kernel, kernel_resolved;	/* samples at kernel IPs */
 	size_t nrows;		/* before --top */
 };
 

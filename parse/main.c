@@ -877,6 +877,11 @@ int main(int argc, char **argv)
 		rows = group_build(&g, e, counts.used);
 		if (!rows)
 			die_nomem();
+		/* Kernel symbols of another kernel resolve nothing. */
+		if (ks.source && g.kernel >= 10 && g.kernel_resolved == 0)
+			warn(o.file, "none of %" PRIu64 " kernel samples falls in "
+			     "a function of %s: is it this session's kernel?",
+			     g.kernel, ks.source);
 		if (!legacy && o.format == GROUP_TEXT)
 			group_print_text(&g, rows);
 		else if (!legacy && o.format == GROUP_CSV)

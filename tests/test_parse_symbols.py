@@ -534,7 +534,8 @@ def test_kernel_symbols_from_the_kallsyms_next_to_the_file(parse_bin,
     assert j["unresolved"]["by_reason"]["no symbol"] == 1
 
 
-def test_kallsyms_option_and_missing_symbols(parse_bin, symfile, tmp_path):
+def test_kallsyms_option_and_missing_symbols(parse_bin, symfile, objs,
+                                             tmp_path):
     path, truth, _ = symfile
     nkernel = sum(t.count for t in truth if t.mode == sf.MODE_KERNEL)
     other = tmp_path / "other.kallsyms"
@@ -559,6 +560,18 @@ def test_kallsyms_option_and_missing_symbols(parse_bin, symfile, tmp_path):
                             flags=re.M))
     j = kernel_json(parse_bin, path, "--kallsyms", other)
     assert j["unresolved"]["by_reason"]["no kernel symbols"] == nkernel
+    # A copy of another kernel (symbols elsewhere): nothing resolves, and
+    # parse warns.
+    other.write_text(KALLSYMS.replace("ffffffff8", "ffffffff9").replace(
+        "ffffffffc", "ffffffffd"))
+    f, _, _ = sym_session(objs)
+    for _ in range(10):
+        f.sample(1, K_SYSCALL, mode=sf.MODE_KERNEL)
+    f.write(path)
+    r = run_parse(parse_bin, "--by", "symbol", "--mode", "kernel",
+                  "--kallsyms", other, path)
+    assert r.returncode == 0
+    assert "none of 18 kernel samples falls in a function" in r.stderr
 
 
 @pytest.mark.parametrize("text, what", [
