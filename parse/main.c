@@ -735,7 +735,8 @@ int main(int argc, char **argv)
 	struct session s = { 0 };
 	struct sleepy_reader *r;
 	struct report_ctx ctx;
-	struct count_mask m = { 0, 0, 0 };
+	struct count_mask m = { 0, 0, 0 }, rm;
+	struct count_table report;	/* counts by the report's fields */
 	unsigned int fields = o.fields;
 	bool need_sym, legacy;
 	uint64_t total;
@@ -773,6 +774,7 @@ int main(int argc, char **argv)
 		m.a |= MASK_APPID;
 		m.ip = UINT64_MAX;
 	}
+	rm = m;			/* what the report needs */
 	if (o.sqlite) {
 		m.ip = UINT64_MAX;
 		m.a = UINT64_MAX;
@@ -788,6 +790,14 @@ int main(int argc, char **argv)
 	warnings(o.file, &s, &appids);
 	total = filter_appids(&o, &appids, &counts);
 	describe_filters(&o, filters, sizeof(filters));
+	/* The database keeps every field; the report needs fewer keys. */
+	if (o.sqlite) {
+		if (counts_init(&report) ||
+		    counts_project(&counts, &report, &rm))
+			die_nomem();
+	} else {
+		report = counts;	/* the same table: freed once */
+	}
 
 	memset(&ks, 0, sizeof(ks));
 	if (need_sym) {
@@ -813,11 +823,11 @@ int main(int argc, char **argv)
 	}
 
 	if (o.annotate) {
-		struct count_entry *e = counts_entries(&counts);
+		struct count_entry *e = counts_entries(&report);
 
 		if (!e)
 			die_nomem();
-		if (annotate_print(stdout, o.annotate, &sym, e, counts.used,
+		if (annotate_print(stdout, o.annotate, &sym, e, report.used,
 				   total, filters, err, sizeof(err)))
 			die(2, "%s", err);
 		free(e);
@@ -850,20 +860,20 @@ int main(int argc, char **argv)
 		if (o.format == GROUP_CSV)
 			report_csv_header(&ctx);
 		if (!o.by_arg) {
-			if (report_print(&ctx, REPORT_APPID_EIP, &counts,
+			if (report_print(&ctx, REPORT_APPID_EIP, &report,
 					 total))
 				die_nomem();
 			if (o.format == GROUP_TEXT)
 				putchar('\n');
-			if (report_print(&ctx, REPORT_APPID, &counts, total))
+			if (report_print(&ctx, REPORT_APPID, &report, total))
 				die_nomem();
-		} else if (report_print(&ctx, (enum report_by)o.by, &counts,
+		} else if (report_print(&ctx, (enum report_by)o.by, &report,
 					total)) {
 			die_nomem();
 		}
 	}
 	if (!legacy || o.plot) {
-		struct count_entry *e = counts_entries(&counts);
+		struct count_entry *e = counts_entries(&report);
 		struct group_ctx g = {
 			.fields = fields, .out = stdout, .appids = &appids,
 			.names = &names, .sym = need_sym ? &sym : NULL,
@@ -874,7 +884,7 @@ int main(int argc, char **argv)
 
 		if (!e)
 			die_nomem();
-		rows = group_build(&g, e, counts.used);
+		rows = group_build(&g, e, report.used);
 		if (!rows)
 			die_nomem();
 		/* Kernel symbols of another kernel resolve nothing. */
@@ -914,6 +924,8 @@ done:
 		symbolizer_free(&sym);
 	ksyms_free(&ks);
 	free(sidecar);
+	if (o.sqlite)
+		counts_free(&report);
 	counts_free(&counts);
 	appids_free(&appids);
 	maps_free(&maps);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,6 +16,8 @@
 static const char schema[] =
 	"PRAGMA journal_mode = OFF;\n"
 	"PRAGMA synchronous = OFF;\n"
+	"PRAGMA locking_mode = EXCLUSIVE;\n"
+	"PRAGMA cache_size = -65536;\n"
 	"CREATE TABLE session (\n"
 	"  file TEXT, version INTEGER, hz INTEGER, nr_cpus INTEGER,\n"
 	"  flags INTEGER, release TEXT, machine TEXT,\n"
@@ -53,8 +56,7 @@ static const char indexes[] =
 	"         COALESCE(a.name, '?appid=' || s.appid) AS app,\n"
 	"         a.instance, y.dso, y.symbol, y.kind, y.reason, y.line\n"
 	"  FROM samples s JOIN symbols y USING (appid, eip)\n"
-	"  LEFT JOIN appids a USING (appid);\n"
-	"ANALYZE;\n";
+	"  LEFT JOIN appids a USING (appid);\n";
 
 struct db {
 	sqlite3 *db;
@@ -198,32 +200,41 @@ static int write_mappings(struct db *d, const struct sqlite_in *in)
 	return 0;
 }
 
+/* Entries by (appid, eip, then the rest): rows then append in order. */
+static int cmp_entry(const void *pa, const void *pb)
+{
+	const struct count_entry *a = pa, *b = pb;
+
+	if (CE_APPID(a) != CE_APPID(b))
+		return CE_APPID(a) < CE_APPID(b) ? -1 : 1;
+	if ((int64_t)a->ip != (int64_t)b->ip)	/* SQLite's order */
+		return (int64_t)a->ip < (int64_t)b->ip ? -1 : 1;
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return a->b < b->b ? -1 : a->b > b->b;
+}
+
 static int write_samples(struct db *d, const struct sqlite_in *in)
 {
 	static const char *const kinds[] = { "symbol", "bracket",
 		"unresolved" };
-	const struct count_table *t = in->counts;
-	sqlite3_stmt *st, *sy;
-	struct count_table seen;
+	struct count_entry *v = counts_entries(in->counts);
+	const size_t n = in->counts->used;
+	sqlite3_stmt *st = NULL, *sy = NULL;
 	int rc = -1;
 
-	if (counts_init(&seen)) {
+	if (!v) {
 		snprintf(d->err, d->errsz, "out of memory");
 		return -1;
 	}
-	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?)", &st)) {
-		counts_free(&seen);
-		return -1;
-	}
-	if (prepare(d, "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?)", &sy))
-		goto out_st;
-	for (size_t i = 0; i <= t->mask; i++) {
-		const struct count_entry *e = &t->slots[i];
+	qsort(v, n, sizeof(*v), cmp_entry);
+	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?)", &st) ||
+	    prepare(d, "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?)", &sy))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct count_entry *e = &v[i];
 		const uint32_t appid = CE_APPID(e);
-		size_t before;
 
-		if (!e->count)
-			continue;
 		i64(st, 1, appid);
 		i64(st, 2, CE_PID(e));
 		i64(st, 3, CE_CPU(e));
@@ -233,13 +244,9 @@ static int write_samples(struct db *d, const struct sqlite_in *in)
 		i64(st, 7, e->count);
 		if (step(d, st))
 			goto out;
-		/* The symbol of each (appid, eip), once. */
-		before = seen.used;
-		if (counts_add(&seen, e->ip, appid, 0, 1)) {
-			snprintf(d->err, d->errsz, "out of memory");
-			goto out;
-		}
-		if (seen.used != before) {
+		/* The symbol of each (appid, eip), once: they come in order. */
+		if (i == 0 || CE_APPID(&v[i - 1]) != appid ||
+		    v[i - 1].ip != e->ip) {
 			struct symres r;
 
 			if (symbolize(in->sym, appid, e->ip, &r)) {
@@ -263,9 +270,8 @@ static int write_samples(struct db *d, const struct sqlite_in *in)
 	rc = 0;
 out:
 	sqlite3_finalize(sy);
-out_st:
 	sqlite3_finalize(st);
-	counts_free(&seen);
+	free(v);
 	return rc;
 }
 
