@@ -3,11 +3,14 @@
 #include "ksyms.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define LINE_MAX_LEN 1024
 
@@ -33,11 +36,33 @@ static int load_kallsyms(struct ksyms *k, const char *path,
 			 const char *release, struct strtab *names,
 			 bool required, char *err, size_t errsz)
 {
-	FILE *f = fopen(path, "re");
+	/* Not a FIFO or a device: open without blocking, then check. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	FILE *f = NULL;
 	char line[LINE_MAX_LEN + 2];
 	size_t cap = 0, lineno = 0, nonzero = 0;
 	uint32_t kernel_dso;
 
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = EINVAL;
+		if (!required) {
+			snprintf(k->why, sizeof(k->why), "%s: not a regular "
+				 "file", path);
+			return 0;
+		}
+		snprintf(err, errsz, "%s: not a regular file", path);
+		return -2;
+	}
+	if (fd >= 0) {
+		f = fdopen(fd, "r");
+		if (!f) {
+			close(fd);
+			return -1;
+		}
+	}
 	if (!f) {
 		if (required) {
 			snprintf(err, errsz, "%s: %s", path, strerror(errno));

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "annotate.h"
@@ -291,6 +292,14 @@ static struct options parse_args(int argc, char **argv)
 	}
 	if (!o.file)
 		die(2, "missing FILE (see --help)");
+	if (o.symfs) {
+		struct stat st;
+
+		if (stat(o.symfs, &st))
+			die(2, "--symfs: %s: %s", o.symfs, strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			die(2, "--symfs: %s: not a directory", o.symfs);
+	}
 	if (o.kallsyms && o.vmlinux)
 		die(2, "--kallsyms and --vmlinux exclude each other");
 	if (o.have_from && o.have_to && o.to_ns <= o.from_ns)

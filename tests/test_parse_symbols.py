@@ -591,6 +591,52 @@ def test_bad_kallsyms_is_an_error(parse_bin, symfile, tmp_path, text, what):
     r = run_parse(parse_bin, "--by", "symbol", "--kallsyms",
                   tmp_path / "nope", path)
     assert r.returncode == 2 and "No such file" in r.stderr
+    fifo = tmp_path / "fifo"
+    subprocess.run(["mkfifo", str(fifo)], check=True)
+    r = run_parse(parse_bin, "--by", "symbol", "--kallsyms", fifo, path)
+    assert r.returncode == 2 and "not a regular file" in r.stderr
+
+
+def test_symfs_must_be_a_directory(parse_bin, symfile, tmp_path):
+    path, _, _ = symfile
+    for d, what in ((tmp_path / "nope", "No such file"),
+                    (path, "not a directory")):
+        r = run_parse(parse_bin, "--by", "symbol", "--symfs", d, path)
+        assert r.returncode == 2
+        assert r.stderr == f"parse: --symfs: {d}: {what}" + \
+            ("" if what == "not a directory" else " or directory") + "\n"
+
+
+def test_lines_from_a_separate_debug_file(parse_bin, objs, tmp_path):
+    """An object without DWARF: its lines come from
+    /usr/lib/debug/.build-id/xx/yyyy.debug under --symfs."""
+    root = tmp_path / "root"
+    (root / "usr/lib").mkdir(parents=True)
+    full = objs["lib"].path
+    lib = root / "usr/lib/libhot.so"
+    sh("objcopy", "--strip-debug", full, lib)
+    bid = build_id(lib).hex()
+    dbg = root / "usr/lib/debug/.build-id" / bid[:2] / (bid[2:] + ".debug")
+    dbg.parent.mkdir(parents=True)
+    sh("objcopy", "--only-keep-debug", full, dbg)
+    o = Obj(lib, "/usr/lib/libhot.so", 0x7f0000000000)
+    f = sf.SessionFile()
+    f.appid(1, "loop", pid=1)
+    o.mmap(f, 1, 1)
+    vaddr = mid(functions(lib), "hot_lib")
+    for _ in range(3):
+        f.sample(1, o.ip(vaddr))
+    f.stats(samples_taken=3, samples_written=3)
+    path = f.write(tmp_path / "s.bin")
+    r = run_parse(parse_bin, "--by", "line", "--format", "csv", "--symfs",
+                  root, path)
+    assert r.returncode == 0, r.stderr
+    assert csv_of(r.stdout)[1][4:7] == ["/usr/lib/libhot.so", "hot_lib",
+                                        addr2line(full, vaddr)]
+    dbg.unlink()
+    r = run_parse(parse_bin, "--by", "line", "--format", "csv", "--symfs",
+                  root, path)
+    assert csv_of(r.stdout)[1][6] == "??"
 
 
 VMLINUX_C = r"""
