@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * parse: reports of a sleepy session file, as in the SLEEPY paper: samples
- * per appid and EIP and per appid (by default), per application or per EIP.
+ * parse: reports of a sleepy session file: the SLEEPY paper's samples per
+ * appid and EIP and per appid (by default), and reports grouped by any of
+ * app, appid, mode, cpu, EIP, DSO, function and source line, with filters,
+ * as text, CSV or JSON, an SQLite database, an SVG plot, or a function's
+ * annotated disassembly (see Documentation/parse.md).
  *
  * The file is streamed: memory grows with the number of distinct report
- * keys, not with the number of samples. Exit status: 0 done; 1 an I/O error
+ * keys, not with the number of samples; symbols are looked up after the
+ * pass, once per distinct (appid, EIP). Exit status: 0 done; 1 an I/O error
  * or out of memory; 2 a usage error or an invalid session file (one line:
  * "parse: FILE: <problem> at byte offset N").
  */
