@@ -349,3 +349,40 @@ def test_streaming_memory_is_bounded_by_keys(parse_bin, tmp_path):
         return int(r.stderr.strip().splitlines()[-1])
     small, big = peak(100_000), peak(1_000_000)
     assert big < small * 1.5 + 2048, (small, big)
+
+
+GOLDEN = {
+    ("--by", "appid,mode", "--mode", "all", "--top", "5"): """\
+Samples by appid and mode, all modes: 3000 samples
+samples  percent  appid     mode
+    582   19.40%  loop#0    user
+    421   14.03%  loop#1    user
+    394   13.13%  btree#0   user
+    307   10.23%  [idle]#0  idle
+    225    7.50%  call#0    user
+  (top 5 of 16 rows)
+""",
+    ("--by", "cpu,eip", "--app", "call", "--from", "1", "--to", "2",
+     "--top", "4"): """\
+filters       app call, time 1.000 s to 2.000 s: 69 samples
+
+Samples by CPU and EIP, user mode: 69 samples
+samples  percent  cpu  eip
+      5    7.25%    2  0x400040
+      4    5.80%    0  0x400020
+      4    5.80%    0  0x400080
+      4    5.80%    1  0x400030
+  (top 4 of 29 rows)
+""",
+}
+
+
+@pytest.mark.parametrize("args", sorted(GOLDEN))
+def test_golden_text(parse_bin, session_file, args):
+    """The text layout, pinned (the counts are the model's: see the CSV
+    tests)."""
+    r = run(parse_bin, *args, session_file)
+    assert r.returncode == 0, r.stderr
+    first = GOLDEN[args].splitlines()[0].split()[0]
+    start = r.stdout.index("\n" + first) + 1
+    assert r.stdout[start:] == GOLDEN[args]
