@@ -19,7 +19,7 @@ static const struct {
 	const char *head;	/* text */
 	const char *title;	/* in "Samples by ..." */
 } columns[] = {
-	{ G_APP, "app", "application" },
+	{ G_APP, "app", "app" },
 	{ G_APPID, "appid", "appid" },
 	{ G_MODE, "mode", "mode" },
 	{ G_CPU, "cpu", "CPU" },
