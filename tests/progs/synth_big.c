@@ -9,8 +9,10 @@
  * as the kernel's MMAP records would show them, with the file's GNU
  * build-id), so that parse --by symbol has real symbol tables to search.
  * Samples pick an appid, and either a kernel address (1 in 10, with a
- * user_ip) or one of a fixed pool of addresses inside an ELF's executable
- * segments, skewed so that a few addresses are hot, as in a real profile.
+ * user_ip; from a pool of 4096) or one of a pool of 2048 addresses inside
+ * each ELF's executable segments; the picks are skewed so that a few
+ * addresses are hot, as in a real profile, and the distinct keys stay
+ * those of a real session (appids x pools), not one per sample.
  * The same arguments always give the same bytes.
  */
 #include <errno.h>
@@ -30,6 +32,7 @@
 #include "die.h"
 
 #define POOL		2048	/* distinct user addresses per ELF */
+#define KPOOL		4096	/* distinct kernel addresses */
 #define MAX_ELFS	16
 #define MAX_SEGS	8
 #define DYN_BASE	0x7f0000000000ull
@@ -53,6 +56,7 @@ struct elf_file {
 };
 
 static uint64_t rng_state;
+static uint64_t kpool[KPOOL];
 
 /* xorshift64*: deterministic for a seed. */
 static uint64_t rnd(void)
@@ -268,6 +272,8 @@ int main(int argc, char **argv)
 	rng_state = seed * 0x9e3779b97f4a7c15ull | 1;
 	for (int i = 0; i < nelf; i++)
 		load_elf(&elfs[i], elfs[i].path, i);
+	for (int i = 0; i < KPOOL; i++)
+		kpool[i] = KERNEL_BASE + rnd() % KERNEL_SPAN;
 
 	out = fopen(out_path, "wb");
 	if (!out)
@@ -314,7 +320,9 @@ int main(int argc, char **argv)
 			s.hdr.size = (uint16_t)(sizeof(s) + sizeof(uint64_t));
 			s.mode = 1;	/* kernel */
 			s.flags = SLEEPY_SAMPLE_F_USER_IP;
-			s.ip = KERNEL_BASE + ((r2 & 0xffffff) % KERNEL_SPAN);
+			uint64_t k = (r2 >> 8) % KPOOL;
+
+			s.ip = kpool[k * k / KPOOL];
 			emit(&s, sizeof(s));
 			emit(&user_ip, sizeof(user_ip));
 			kernel++;
