@@ -74,7 +74,7 @@ synth() {
 	if [ -f "$file" ] && [ "$(cat "$file.stamp" 2>/dev/null)" = "$stamp" ]; then
 		return 0
 	fi
-	rm -f "$file" "$file.stamp"
+	rm -f "$file" "$file.stamp" "$file.kallsyms"
 	"$SYNTH" -o "$file" --samples "$n" --appids 64 "${elfs[@]}" >/dev/null
 	echo "$stamp" >"$file.stamp"
 }

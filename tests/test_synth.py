@@ -58,6 +58,11 @@ def test_deterministic_and_valid(synth, tmp_path):
         ip = x["user_ip"] if x["mode"] == 1 else x["ip"]
         assert any(m["start"] <= ip < m["start"] + m["len"]
                    for m in maps[x["appid"]]), hex(ip)
+    # OUT.kallsyms names every kernel address.
+    ksyms = [int(line.split()[0], 16) for line in
+             (tmp_path / "a.kallsyms").read_text().splitlines()]
+    assert ksyms == sorted(ksyms) and len(ksyms) > 1000
+    assert all(ksyms[0] <= x["ip"] < ksyms[-1] for x in kernel)
     r = subprocess.run([str(BUILD / "user" / "host" / "parse"), "--mode",
                         "all", str(a)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

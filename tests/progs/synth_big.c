@@ -12,7 +12,8 @@
  * user_ip; from a pool of 4096) or one of a pool of 2048 addresses inside
  * each ELF's executable segments; the picks are skewed so that a few
  * addresses are hot, as in a real profile, and the distinct keys stay
- * those of a real session (appids x pools), not one per sample.
+ * those of a real session (appids x pools), not one per sample. OUT.kallsyms
+ * names the kernel addresses, as sample_start's copy would.
  * The same arguments always give the same bytes.
  */
 #include <errno.h>
@@ -33,6 +34,7 @@
 
 #define POOL		2048	/* distinct user addresses per ELF */
 #define KPOOL		4096	/* distinct kernel addresses */
+#define KSYMS		8192	/* kernel symbols in OUT.kallsyms */
 #define MAX_ELFS	16
 #define MAX_SEGS	8
 #define DYN_BASE	0x7f0000000000ull
@@ -222,13 +224,42 @@ static void emit_mmap(uint32_t appid, const struct elf_file *f,
 	emit(f->path, pl + 1);
 }
 
+/*
+ * OUT.kallsyms, as sample_start saves it: KSYMS text symbols spread evenly
+ * over the kernel addresses the samples use, so that parse resolves them.
+ */
+static void write_kallsyms(void)
+{
+	size_t n = strlen(out_path);
+	char *path = malloc(n + sizeof(".kallsyms"));
+	FILE *f;
+
+	if (!path)
+		die(1, "%s", strerror(ENOMEM));
+	memcpy(path, out_path, n);
+	memcpy(path + n, ".kallsyms", sizeof(".kallsyms"));
+	f = fopen(path, "w");
+	if (!f)
+		die(1, "%s: %s", path, strerror(errno));
+	fprintf(f, "%016llx T _stext\n", KERNEL_BASE);
+	for (unsigned int i = 0; i < KSYMS; i++)
+		fprintf(f, "%016llx %c synth_kfunc_%05u\n",
+			KERNEL_BASE + (unsigned long long)i *
+			(KERNEL_SPAN / KSYMS), i % 3 ? 'T' : 't', i);
+	fprintf(f, "%016llx T _etext\n", KERNEL_BASE + KERNEL_SPAN);
+	if (fclose(f))
+		die(1, "%s: %s", path, strerror(errno));
+	free(path);
+}
+
 static const char usage_text[] =
 	"usage: synth_big -o OUT [--samples N] [--appids K] [--seed S] ELF...\n"
 	"\n"
 	"Write a deterministic synthetic sleepy session file of N samples\n"
 	"(default 50000000) over K appids (default 64), each of which maps\n"
 	"the executable segments of every ELF file given, for benchmarking\n"
-	"parse. 1 sample in 10 is a kernel-mode one.\n";
+	"parse. 1 sample in 10 is a kernel-mode one; OUT.kallsyms names\n"
+	"their addresses.\n";
 
 int main(int argc, char **argv)
 {
@@ -348,6 +379,7 @@ int main(int argc, char **argv)
 	emit(&st, sizeof(st));
 	if (fclose(out))
 		die(1, "%s: %s", out_path, strerror(errno));
+	write_kallsyms();
 	printf("%s: %" PRIu64 " samples (%" PRIu64 " kernel), %" PRIu64
 	       " appids, %d ELF files, %" PRIu64 " bytes\n", out_path,
 	       samples, kernel, appids, nelf, written);
