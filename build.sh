@@ -58,6 +58,9 @@ Subcommands (default: all):
   bench [--quick] [--runs N] [--icount|--wall] [--smp N]
                       overhead of sleepy and perf on the benchmarks, in
                       the VM; results in results/
+  bench pmu [--runs N] [--iterations N] [--periods NS,NS]
+                      the cost of one overflow signal, sleepy_pmu against
+                      perf, under -icount; results in results/
   clean               remove build/ (kernel trees, images, results)
   -h, --help          this text
 EOF
@@ -379,16 +382,19 @@ cmd_patches() {
 
 # ---------------------------------------------------------------- user space
 
-USER_DIRS=(syscalls-user parse bench tests/progs)
+USER_DIRS=(syscalls-user parse bench tests/progs tests/pmu)
 
 # The uapi header is the single source of the ABI and the record format:
 # the tools build against the build tree's copy.
 export_uapi() {
-	local h=$TREE/include/uapi/linux/sleepy.h
-	[ -f "$h" ] || die "$h missing: run ./build.sh kernel first"
+	local name h
 	mkdir -p "$BUILD/uapi/linux"
-	cmp -s "$h" "$BUILD/uapi/linux/sleepy.h" ||
-		cp "$h" "$BUILD/uapi/linux/sleepy.h"
+	for name in sleepy.h sleepy_pmu.h; do
+		h=$TREE/include/uapi/linux/$name
+		[ -f "$h" ] || die "$h missing: run ./build.sh kernel first"
+		cmp -s "$h" "$BUILD/uapi/linux/$name" ||
+			cp "$h" "$BUILD/uapi/linux/$name"
+	done
 }
 
 user_make() {
@@ -699,6 +705,11 @@ cmd_demo() {
 cmd_bench() {
 	ensure_deps
 	ensure_initramfs release
+	if [ "${1:-}" = pmu ]; then
+		shift
+		/usr/bin/python3 "$TOP/bench/pmu_cost.py" "$@"
+		return
+	fi
 	/usr/bin/python3 "$TOP/bench/bench.py" "$@"
 }
 

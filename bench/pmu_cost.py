@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The cost of one overflow signal: sleepy_pmu against perf.
+
+./build.sh bench pmu [--runs N] [--iterations N] [--periods NS,NS]
+
+One VM (release kernel, 1 vCPU, -icount shift=0: guest time is the
+instruction count, 1 ns per instruction, so a run repeats to the
+nanosecond and host load does not count) runs bench/pmu_cost.c: a
+self-timed busy loop with no signals, with sleepy_pmu's software counter
+signalling it every PERIOD of CPU time, and with a perf_event_open()
+cpu-clock event signalling it (O_ASYNC/F_SETSIG) at the same period. The
+cost per signal is the loop's extra time over the baseline divided by the
+signals it received. Target: sleepy at most half of perf's, at 1 ms and
+100 us. Results go to results/pmu_cost.{json,csv}.
+"""
+import argparse
+import csv
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parent.parent
+RESULTS = TOP / "results"
+MODES = ("none", "sleepy", "perf")
+
+
+def guest_script(periods, runs, iterations):
+    lines = ["S=/mnt/share", "modprobe sleepy_pmu || exit 10"]
+    for period in periods:
+        for run in range(runs):
+            for mode in MODES:
+                lines.append(f"pmu_cost {mode} {period} {iterations} "
+                             f">> $S/results.jsonl || exit 11")
+    lines += ["rmmod sleepy_pmu || exit 12", "echo done > $S/done"]
+    return "\n".join(lines) + "\n"
+
+
+def boot(script, timeout):
+    with tempfile.TemporaryDirectory(prefix="sleepy-pmucost-") as d:
+        share = Path(d)
+        cmd = [str(TOP / "build.sh"), "vm", "--smp", "1", "--icount",
+               "--timeout", str(timeout), "--share", str(share), "--",
+               "sh", "-c", script]
+        proc = subprocess.run(cmd, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL)
+        if proc.returncode != 0 or not (share / "done").exists():
+            sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
+            sys.exit(f"pmu_cost: the VM run failed (status {proc.returncode})")
+        return [json.loads(x) for x in
+                (share / "results.jsonl").read_text().splitlines()]
+
+
+def summarize(rows, periods):
+    out = []
+    for period in periods:
+        med = {}
+        sig = {}
+        for mode in MODES:
+            runs = [r for r in rows
+                    if r["mode"] == mode and r["period_ns"] == period]
+            med[mode] = statistics.median(r["self_ns"] for r in runs)
+            sig[mode] = statistics.median(r["signals"] for r in runs)
+        for mode in ("sleepy", "perf"):
+            extra = med[mode] - med["none"]
+            out.append({
+                "period_ns": period, "mode": mode,
+                "baseline_s": med["none"] / 1e9, "self_s": med[mode] / 1e9,
+                "signals": sig[mode], "extra_ms": extra / 1e6,
+                "overhead_pct": 100.0 * extra / med["none"],
+                "us_per_signal": extra / sig[mode] / 1e3 if sig[mode] else None,
+            })
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--iterations", type=int, default=200_000_000)
+    ap.add_argument("--periods", default="1000000,100000",
+                    help="periods in ns, comma-separated")
+    ap.add_argument("--timeout", type=int, default=1800)
+    args = ap.parse_args()
+    periods = [int(p) for p in args.periods.split(",")]
+    rows = boot(guest_script(periods, args.runs, args.iterations),
+                args.timeout)
+    table = summarize(rows, periods)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "pmu_cost.json").write_text(json.dumps(
+        {"runs": rows, "summary": table}, indent=2) + "\n")
+    with open(RESULTS / "pmu_cost.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(table[0]))
+        w.writeheader()
+        w.writerows(table)
+
+    print("overflow-signal cost, 1 vCPU, -icount shift=0 "
+          f"({args.iterations} iterations, median of {args.runs})")
+    print(f"{'period':>8} {'source':<7} {'self s':>9} {'signals':>8} "
+          f"{'extra ms':>9} {'overhead':>9} {'us/signal':>10}")
+    for r in table:
+        print(f"{r['period_ns'] / 1e3:>6.0f}us {r['mode']:<7} "
+              f"{r['self_s']:>9.4f} {r['signals']:>8.0f} "
+              f"{r['extra_ms']:>9.2f} {r['overhead_pct']:>8.3f}% "
+              f"{r['us_per_signal']:>10.3f}")
+    failed = False
+    for period in periods:
+        s, p = [r for r in table if r["period_ns"] == period]
+        ratio = s["us_per_signal"] / p["us_per_signal"]
+        ok = ratio <= 0.5
+        failed |= not ok
+        print(f"target at {period / 1e3:.0f} us: sleepy/perf per signal = "
+              f"{ratio:.2f} (<= 0.50): {'met' if ok else 'MISSED'}")
+    print(f"results: {RESULTS / 'pmu_cost.json'}, {RESULTS / 'pmu_cost.csv'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

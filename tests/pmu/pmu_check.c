@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmu_check: the guest side of tests/test_pmu.py (test code only).
+ *
+ *   pmu_check errors
+ *	every error case of /dev/sleepy_pmu, one JSON object per line:
+ *	{"case": ..., "want": "EINVAL", "got": "EINVAL"}
+ *   pmu_check busy --seconds S [--cpu C] [--signal N] [--no-register]
+ *		    [--close-fd] [--sleep]
+ *	spin (or sleep) for S seconds of CPU (or wall) time, pinned to CPU C,
+ *	registered for signal N; print one JSON object with the signals
+ *	received and whether their siginfo was right
+ *   pmu_check monotonic --cpu C --threshold T --seconds S
+ *	read counter 0 of CPU C (another CPU is the caller's) as fast as
+ *	possible for S seconds; print the reads, the overflows seen and any
+ *	decrease that no overflow explains
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libsleepy_pmu.h"
+
+#define PROG "pmu_check"
+#include "die.h"
+
+extern const char __executable_start[], etext[];
+
+/*
+ * The raw system call, not the vDSO: a vDSO that falls back to the system
+ * call would put the user PC of an interrupted call outside our text.
+ */
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	if (syscall(SYS_clock_gettime, clk, &ts))
+		die(1, "clock_gettime: %s", strerror(errno));
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void ignore_signal(int sig)
+{
+	(void)sig;
+}
+
+static const char *errname(int e)
+{
+	switch (e) {
+	case 0: return "OK";
+	case EINVAL: return "EINVAL";
+	case EFAULT: return "EFAULT";
+	case EPERM: return "EPERM";
+	case ENODEV: return "ENODEV";
+	case ENOENT: return "ENOENT";
+	case ENOSPC: return "ENOSPC";
+	case ENOTTY: return "ENOTTY";
+	case EBUSY: return "EBUSY";
+	default: return strerror(e);
+	}
+}
+
+static void report(const char *name, int want, int ret)
+{
+	int got = ret ? errno : 0;
+
+	printf("{\"case\": \"%s\", \"want\": \"%s\", \"got\": \"%s\"}\n", name,
+	       errname(want), errname(got));
+	fflush(stdout);
+}
+
+static int open_dev(void)
+{
+	int fd = sleepy_pmu_open();
+
+	if (fd < 0)
+		die(1, "%s: %s", SLEEPY_PMU_DEVICE, strerror(errno));
+	return fd;
+}
+
+static int configure(int fd, uint32_t counter, uint32_t source,
+		     uint64_t event, uint64_t threshold, uint32_t flags,
+		     uint32_t reserved)
+{
+	struct sleepy_pmu_config c = {
+		.counter = counter, .source = source, .event = event,
+		.threshold = threshold, .flags = flags, .reserved = reserved,
+	};
+
+	return ioctl(fd, SLEEPY_PMU_CONFIGURE, &c);
+}
+
+static int read_counter(int fd, int cpu, uint32_t counter)
+{
+	struct sleepy_pmu_counter_value v = { .cpu = cpu, .counter = counter };
+
+	return ioctl(fd, SLEEPY_PMU_READ_COUNTER, &v);
+}
+
+/* Is pid listed by a read of the device (with signal sig, if sig > 0)? */
+static bool listed(int pid, int sig)
+{
+	char line[64];
+	bool found = false;
+	int fd = open_dev();
+	FILE *f = fdopen(fd, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		int p, s;
+
+		if (sscanf(line, "%d %d", &p, &s) == 2 && p == pid &&
+		    (sig <= 0 || s == sig))
+			found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void print_bool(const char *name, bool v)
+{
+	printf("{\"case\": \"%s\", \"want\": \"true\", \"got\": \"%s\"}\n",
+	       name, v ? "true" : "false");
+	fflush(stdout);
+}
+
+/* An unprivileged child: what it may and may not do. */
+static void unprivileged_cases(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		die(1, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd, sig = SIGUSR1;
+
+		if (setgid(65534) || setuid(65534))
+			die(1, "dropping privileges: %s", strerror(errno));
+		fd = open_dev();
+		report("unprivileged configure", EPERM,
+		       configure(fd, 1, SLEEPY_PMU_SOURCE_SOFTWARE, 0, 1000000,
+				 0, 0));
+		report("unprivileged stop", EPERM,
+		       configure(fd, 0, 0, 0, 0, SLEEPY_PMU_CONFIG_STOP, 0));
+		report("unprivileged unregister all", EPERM,
+		       ioctl(fd, SLEEPY_PMU_UNREGISTER_ALL));
+		report("unprivileged register", 0,
+		       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+		report("unprivileged read counter", 0, read_counter(fd, -1, 0));
+		report("unprivileged unregister", 0,
+		       ioctl(fd, SLEEPY_PMU_UNREGISTER));
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		die(1, "unprivileged child failed");
+}
+
+/* Fill every registration slot with children; the next one is refused. */
+static void capacity_cases(int fd)
+{
+	pid_t kids[SLEEPY_PMU_MAX_REGISTERED];
+	int ready[2], hold[2], n = 0, sig = SIGUSR2;
+	char c;
+
+	if (pipe(ready) || pipe(hold))
+		die(1, "pipe: %s", strerror(errno));
+	for (; n < SLEEPY_PMU_MAX_REGISTERED; n++) {
+		kids[n] = fork();
+		if (kids[n] < 0)
+			die(1, "fork: %s", strerror(errno));
+		if (kids[n] == 0) {
+			char r;
+
+			close(hold[1]);
+			r = ioctl(fd, SLEEPY_PMU_REGISTER, &sig) ? 'n' : 'y';
+			if (write(ready[1], &r, 1) != 1)
+				_exit(1);
+			/* Until the parent closes hold. */
+			if (read(hold[0], &r, 1) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		if (read(ready[0], &c, 1) != 1 || c != 'y')
+			die(1, "child %d could not register", n);
+	}
+	report("register beyond capacity", ENOSPC,
+	       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	close(hold[1]);
+	for (int i = 0; i < n; i++)
+		waitpid(kids[i], NULL, 0);
+	/* Their thread groups died: every slot is free again. */
+	print_bool("dead children are dropped", !listed(kids[0], 0) &&
+		   !listed(kids[n - 1], 0));
+	report("register after children died", 0,
+	       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	report("unregister", 0, ioctl(fd, SLEEPY_PMU_UNREGISTER));
+	close(ready[0]);
+	close(ready[1]);
+	close(hold[0]);
+}
+
+static int cmd_errors(void)
+{
+	int fd = open_dev(), sig;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	/* Counter 0 runs while we are registered for these. */
+	signal(SIGUSR1, ignore_signal);
+	signal(SIGUSR2, ignore_signal);
+
+	report("counter out of range", EINVAL,
+	       configure(fd, SLEEPY_PMU_MAX_COUNTERS, 0, 0, 1000000, 0, 0));
+	report("unknown source", EINVAL, configure(fd, 0, 7, 0, 1000000, 0, 0));
+	report("unknown flag", EINVAL,
+	       configure(fd, 0, 0, 0, 1000000, 1u << 7, 0));
+	report("reserved field set", EINVAL,
+	       configure(fd, 0, 0, 0, 1000000, 0, 1));
+	report("zero threshold", EINVAL, configure(fd, 0, 0, 0, 0, 0, 0));
+	report("threshold below 10 us", EINVAL,
+	       configure(fd, 0, 0, 0, 9999, 0, 0));
+	report("unknown software event", EINVAL,
+	       configure(fd, 0, 0, 5, 1000000, 0, 0));
+	report("hardware source without a PMU", ENODEV,
+	       configure(fd, 0, SLEEPY_PMU_SOURCE_HARDWARE, 0x3c, 100000, 0,
+			 0));
+	report("configure bad pointer", EFAULT,
+	       ioctl(fd, SLEEPY_PMU_CONFIGURE, (void *)16));
+	report("read a stopped counter", EINVAL, read_counter(fd, -1, 0));
+
+	report("start software counter 0", 0,
+	       configure(fd, 0, 0, 0, 5000000, 0, 0));
+	report("read counter out of range", EINVAL,
+	       read_counter(fd, 0, SLEEPY_PMU_MAX_COUNTERS));
+	report("read cpu -2", EINVAL, read_counter(fd, -2, 0));
+	report("read cpu beyond the last", EINVAL, read_counter(fd, 4096, 0));
+	report("read a CPU that is not online", EINVAL,
+	       read_counter(fd, (int)ncpu, 0));
+	report("read bad pointer", EFAULT,
+	       ioctl(fd, SLEEPY_PMU_READ_COUNTER, (void *)16));
+	report("read counter 0 on cpu 0", 0, read_counter(fd, 0, 0));
+	report("hardware while software runs", EBUSY,
+	       configure(fd, 1, SLEEPY_PMU_SOURCE_HARDWARE, 0x3c, 100000, 0,
+			 0));
+
+	sig = 0;
+	report("register signal 0", EINVAL, ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	sig = SIGKILL;
+	report("register SIGKILL", EINVAL, ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	sig = 65;
+	report("register signal 65", EINVAL,
+	       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	report("register bad pointer", EFAULT,
+	       ioctl(fd, SLEEPY_PMU_REGISTER, (void *)16));
+	report("unregister when not registered", ENOENT,
+	       ioctl(fd, SLEEPY_PMU_UNREGISTER));
+	report("unknown ioctl", ENOTTY, ioctl(fd, _IO(0xb5, 99)));
+	sig = SIGUSR1;
+	report("register", 0, ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	print_bool("listed with its signal", listed(getpid(), SIGUSR1));
+	sig = SIGUSR2;
+	report("register again", 0, ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	print_bool("re-registering changes the signal",
+		   listed(getpid(), SIGUSR2) && !listed(getpid(), SIGUSR1));
+	report("unregister", 0, ioctl(fd, SLEEPY_PMU_UNREGISTER));
+	print_bool("unregistered is not listed", !listed(getpid(), 0));
+
+	unprivileged_cases();
+	capacity_cases(fd);
+
+	sig = SIGUSR1;
+	report("register before unregister all", 0,
+	       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	report("unregister all", 0, ioctl(fd, SLEEPY_PMU_UNREGISTER_ALL));
+	print_bool("unregister all empties the list", !listed(getpid(), 0));
+	report("stop counter 0", 0,
+	       configure(fd, 0, 0, 0, 0, SLEEPY_PMU_CONFIG_STOP, 0));
+	report("read after stop", EINVAL, read_counter(fd, -1, 0));
+	close(fd);
+	return 0;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die(1, "pinning to CPU %d: %s", cpu, strerror(errno));
+}
+
+static volatile uint64_t sink;
+
+__attribute__((noinline)) static void spin_a_while(void)
+{
+	for (int i = 0; i < 20000; i++)
+		sink += i;
+}
+
+static int cmd_busy(int argc, char **argv)
+{
+	double seconds = 1;
+	int cpu = -1, sig = SIGRTMIN, fd;
+	bool do_register = true, close_fd = false, sleep_only = false;
+	uint64_t start_cpu, start_wall, outside = 0, wrong_cpu = 0, bad = 0;
+	uint64_t events = 0, min_value = UINT64_MAX, max_value = 0;
+	struct sleepy_pmu_ring ring;
+	struct sleepy_pmu_event ev;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			seconds = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
+			cpu = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--signal") && i + 1 < argc)
+			sig = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--no-register"))
+			do_register = false;
+		else if (!strcmp(argv[i], "--close-fd"))
+			close_fd = true;
+		else if (!strcmp(argv[i], "--sleep"))
+			sleep_only = true;
+		else
+			die(2, "busy: %s: unknown option", argv[i]);
+	}
+	pin(cpu);
+	if (sleepy_pmu_ring_init(&ring, 1 << 20))
+		die(1, "ring: %s", strerror(errno));
+	fd = open_dev();
+	if (do_register && sleepy_pmu_register(fd, sig, &ring))
+		die(1, "register: %s", strerror(errno));
+	if (!do_register) {
+		/* Catch the signal anyway, to count any that arrive. */
+		if (sleepy_pmu_register(fd, sig, &ring) ||
+		    sleepy_pmu_unregister(fd))
+			die(1, "installing the handler: %s", strerror(errno));
+	}
+	if (close_fd)
+		close(fd);
+	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	start_wall = now_ns(CLOCK_MONOTONIC);
+	if (sleep_only) {
+		while (now_ns(CLOCK_MONOTONIC) - start_wall < seconds * 1e9)
+			usleep(10000);
+	} else {
+		while (now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu <
+		       seconds * 1e9)
+			spin_a_while();
+	}
+	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu;
+	start_wall = now_ns(CLOCK_MONOTONIC) - start_wall;
+	if (!close_fd && do_register && sleepy_pmu_unregister(fd))
+		die(1, "unregister: %s (registration lost?)", strerror(errno));
+	while (sleepy_pmu_ring_pop(&ring, &ev)) {
+		events++;
+		if (ev.pc < (uintptr_t)__executable_start ||
+		    ev.pc >= (uintptr_t)etext)
+			outside++;
+		if (cpu >= 0 && ev.cpu != (uint32_t)cpu)
+			wrong_cpu++;
+		if (ev.counter >= SLEEPY_PMU_MAX_COUNTERS)
+			bad++;
+		if (ev.value < min_value)
+			min_value = ev.value;
+		if (ev.value > max_value)
+			max_value = ev.value;
+	}
+	printf("{\"pid\": %d, \"cpu\": %d, \"cpu_ns\": %" PRIu64
+	       ", \"wall_ns\": %" PRIu64 ", \"received\": %" PRIu64
+	       ", \"events\": %" PRIu64 ", \"dropped\": %" PRIu64
+	       ", \"foreign\": %" PRIu64 ", \"outside_text\": %" PRIu64
+	       ", \"wrong_cpu\": %" PRIu64 ", \"bad_counter\": %" PRIu64
+	       ", \"min_value\": %" PRIu64 ", \"max_value\": %" PRIu64 "}\n",
+	       getpid(), cpu, start_cpu, start_wall,
+	       (uint64_t)atomic_load(&ring.received), events,
+	       (uint64_t)atomic_load(&ring.dropped),
+	       (uint64_t)atomic_load(&ring.foreign), outside, wrong_cpu, bad,
+	       events ? min_value : 0, max_value);
+	return 0;
+}
+
+static int cmd_monotonic(int argc, char **argv)
+{
+	double seconds = 1;
+	int cpu = 1, fd, self_cpu;
+	uint64_t threshold = 0, reads = 0, overflows = 0, violations = 0;
+	uint64_t prev = 0, prev_t = 0, t0, max_value = 0, self_reads = 0;
+	uint64_t self_wrong = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			seconds = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
+			cpu = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--threshold") && i + 1 < argc)
+			threshold = strtoull(argv[++i], NULL, 10);
+		else
+			die(2, "monotonic: %s: unknown option", argv[i]);
+	}
+	if (!threshold)
+		die(2, "monotonic: --threshold is required");
+	self_cpu = cpu == 0 ? 1 : 0;
+	pin(self_cpu);
+	fd = open_dev();
+	t0 = now_ns(CLOCK_MONOTONIC);
+	while (now_ns(CLOCK_MONOTONIC) - t0 < seconds * 1e9) {
+		uint64_t v, before = now_ns(CLOCK_MONOTONIC), after;
+		int got;
+
+		if (sleepy_pmu_read_counter(fd, cpu, 0, &v, &got))
+			die(1, "read cpu %d: %s", cpu, strerror(errno));
+		after = now_ns(CLOCK_MONOTONIC);
+		if (got != cpu)
+			die(1, "read cpu %d answered for cpu %d", cpu, got);
+		/*
+		 * Only an overflow explains a decrease, and the counter can
+		 * have grown by at most the time from the start of the
+		 * previous read to the end of this one.
+		 */
+		if (reads && v < prev) {
+			overflows++;
+			if (prev + (after - prev_t) < threshold)
+				violations++;
+		}
+		if (v > max_value)
+			max_value = v;
+		prev = v;
+		prev_t = before;
+		reads++;
+		/* And the caller's own CPU, through cpu = -1. */
+		if (sleepy_pmu_read_counter(fd, -1, 0, &v, &got))
+			die(1, "read cpu -1: %s", strerror(errno));
+		self_reads++;
+		if (got != self_cpu)
+			self_wrong++;
+	}
+	printf("{\"cpu\": %d, \"reads\": %" PRIu64 ", \"overflows\": %" PRIu64
+	       ", \"violations\": %" PRIu64 ", \"max_value\": %" PRIu64
+	       ", \"self_reads\": %" PRIu64 ", \"self_wrong_cpu\": %" PRIu64
+	       "}\n", cpu, reads, overflows, violations, max_value,
+	       self_reads, self_wrong);
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		puts("usage: pmu_check errors | busy [...] | monotonic [...]\n"
+		     "(the guest side of tests/test_pmu.py; see the source)");
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "errors"))
+		return cmd_errors();
+	if (!strcmp(argv[1], "busy"))
+		return cmd_busy(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "monotonic"))
+		return cmd_monotonic(argc - 1, argv + 1);
+	die(2, "%s: unknown command", argv[1]);
+}
