@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -136,6 +137,15 @@ nomem:
 	return -1;
 }
 
+/* Does path have a ".." component (which could climb out of --symfs)? */
+static bool has_dotdot(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || !p[2]))
+			return true;
+	return false;
+}
+
 int dso_open(struct dso *d, const char *path, const char *symfs,
 	     struct strtab *names)
 {
@@ -153,7 +163,8 @@ int dso_open(struct dso *d, const char *path, const char *symfs,
 	if (!d->path || !d->real)
 		return -1;
 	d->status = REASON_FILE_MISSING;
-	if (!path[0])
+	/* Under --symfs a session's path never leaves DIR. */
+	if (!path[0] || (symfs && has_dotdot(path)))
 		return 0;
 	/* O_NONBLOCK: a FIFO named by a hostile file must not hang us. */
 	d->fd = open(d->real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);

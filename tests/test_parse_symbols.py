@@ -597,6 +597,37 @@ def test_bad_kallsyms_is_an_error(parse_bin, symfile, tmp_path, text, what):
     assert r.returncode == 2 and "not a regular file" in r.stderr
 
 
+def test_symfs_paths_cannot_climb_out(parse_bin, objs, tmp_path):
+    """A hostile MMAP path with ".." must not reach a file outside --symfs,
+    even one that is there and would resolve."""
+    lib = objs["lib"]
+    climb = "/.." * (len(objs["root"].resolve().parts) + 1) + \
+        str(lib.path.resolve())
+    f = sf.SessionFile()
+    ip = lib.ip(mid(functions(lib.path), "hot_lib"))
+    for appid, path in ((1, climb), (2, lib.guest)):
+        f.appid(appid, "dyn", instance=appid, pid=100 + appid,
+                path="/usr/bin/dyn")
+        lib.mmap(f, appid, 100 + appid, path=path)
+        f.sample(appid, ip, pid=100 + appid, tid=100 + appid)
+    f.stats(samples_taken=2, samples_written=2)
+    path = tmp_path / "climb.bin"
+    f.write(path)
+    r = run_parse(parse_bin, "--by", "appid,symbol", "--format", "json",
+                  "--symfs", objs["root"], path)
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    reasons = {k: v for k, v in j["unresolved"]["by_reason"].items() if v}
+    assert reasons == {"file missing": 1}
+    got = {(row["instance"], row["symbol"]) for row in j["rows"]}
+    assert (2, "hot_lib") in got and (1, "hot_lib") not in got
+    # Without --symfs the absolute path is the session's to name.
+    r = run_parse(parse_bin, "--by", "appid,symbol", "--format", "json", path)
+    got = {(row["instance"], row["symbol"])
+           for row in json.loads(r.stdout)["rows"]}
+    assert (1, "hot_lib") in got
+
+
 def test_symfs_must_be_a_directory(parse_bin, symfile, tmp_path):
     path, _, _ = symfile
     for d, what in ((tmp_path / "nope", "No such file"),
