@@ -12,7 +12,10 @@
  *           registered for a real-time signal (needs root);
  *   perf    perf_event_open() with a cpu-clock sampling event at the same
  *           period, user-mode only, wakeup_events = 1, and O_ASYNC,
- *           F_SETSIG and F_SETOWN on its descriptor.
+ *           F_SETSIG and F_SETOWN on its descriptor;
+ *   sleepy-nosignal, perf-nosignal
+ *           the same counters, but the process neither registers nor asks
+ *           for signals: what the overflows cost without the signal.
  * Both handlers are the same: count the signal and keep si_addr (which
  * perf's signal does not carry: it has only the descriptor).
  */
@@ -22,6 +25,7 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +76,7 @@ static void catch(int sig)
 		die(1, "sigaction: %s", strerror(errno));
 }
 
-static int sleepy_begin(uint64_t period, int sig)
+static int sleepy_begin(uint64_t period, int sig, bool signal)
 {
 	struct sleepy_pmu_config cfg = {
 		.source = SLEEPY_PMU_SOURCE_SOFTWARE,
@@ -84,22 +88,22 @@ static int sleepy_begin(uint64_t period, int sig)
 		die(1, "%s: %s", SLEEPY_PMU_DEVICE, strerror(errno));
 	if (ioctl(fd, SLEEPY_PMU_CONFIGURE, &cfg))
 		die(1, "configuring the software counter: %s", strerror(errno));
-	if (ioctl(fd, SLEEPY_PMU_REGISTER, &sig))
+	if (signal && ioctl(fd, SLEEPY_PMU_REGISTER, &sig))
 		die(1, "registering: %s", strerror(errno));
 	return fd;
 }
 
-static void sleepy_end(int fd)
+static void sleepy_end(int fd, bool signal)
 {
 	struct sleepy_pmu_config cfg = { .flags = SLEEPY_PMU_CONFIG_STOP };
 
-	if (ioctl(fd, SLEEPY_PMU_UNREGISTER) ||
+	if ((signal && ioctl(fd, SLEEPY_PMU_UNREGISTER)) ||
 	    ioctl(fd, SLEEPY_PMU_CONFIGURE, &cfg))
 		die(1, "stopping: %s", strerror(errno));
 	close(fd);
 }
 
-static int perf_begin(uint64_t period, int sig)
+static int perf_begin(uint64_t period, int sig, bool signal)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -117,8 +121,8 @@ static int perf_begin(uint64_t period, int sig)
 	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		die(1, "perf_event_open: %s", strerror(errno));
-	if (fcntl(fd, F_SETFL, O_ASYNC) || fcntl(fd, F_SETSIG, sig) ||
-	    fcntl(fd, F_SETOWN, getpid()))
+	if (signal && (fcntl(fd, F_SETFL, O_ASYNC) || fcntl(fd, F_SETSIG, sig) ||
+		       fcntl(fd, F_SETOWN, getpid())))
 		die(1, "fcntl on the perf event: %s", strerror(errno));
 	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
 		die(1, "enabling the perf event: %s", strerror(errno));
@@ -137,17 +141,19 @@ int main(int argc, char **argv)
 	uint64_t period, iterations = 200000000, t0, t1;
 	int sig = SIGRTMIN + 2, fd = -1;
 	const char *mode;
+	bool signal;
 	char *end;
 
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		puts("usage: pmu_cost none|sleepy|perf PERIOD_NS [ITERATIONS]\n"
+		puts("usage: pmu_cost MODE PERIOD_NS [ITERATIONS]\n"
+		     "MODE: none, sleepy, perf, sleepy-nosignal, perf-nosignal\n"
 		     "Time a busy loop while overflow signals arrive every\n"
 		     "PERIOD_NS of CPU time, from sleepy_pmu or from perf; print\n"
 		     "the loop's time and the signals as one JSON object.");
 		return 0;
 	}
 	if (argc < 3 || argc > 4)
-		die(2, "usage: pmu_cost none|sleepy|perf PERIOD_NS [ITERATIONS]");
+		die(2, "usage: pmu_cost MODE PERIOD_NS [ITERATIONS] (see --help)");
 	mode = argv[1];
 	period = strtoull(argv[2], &end, 10);
 	if (*end || !period)
@@ -157,21 +163,25 @@ int main(int argc, char **argv)
 		if (*end || !iterations)
 			die(2, "%s: invalid iteration count", argv[3]);
 	}
+	if (strcmp(mode, "none") && strcmp(mode, "sleepy") &&
+	    strcmp(mode, "perf") && strcmp(mode, "sleepy-nosignal") &&
+	    strcmp(mode, "perf-nosignal"))
+		die(2, "%s: unknown mode (none, sleepy, perf, sleepy-nosignal or "
+		    "perf-nosignal)", mode);
 	catch(sig);
-	if (!strcmp(mode, "sleepy"))
-		fd = sleepy_begin(period, sig);
-	else if (!strcmp(mode, "perf"))
-		fd = perf_begin(period, sig);
-	else if (strcmp(mode, "none"))
-		die(2, "%s: unknown mode (none, sleepy or perf)", mode);
+	signal = !strstr(mode, "-nosignal");
+	if (!strncmp(mode, "sleepy", 6))
+		fd = sleepy_begin(period, sig, signal);
+	else if (!strncmp(mode, "perf", 4))
+		fd = perf_begin(period, sig, signal);
 
 	t0 = now_ns();
 	busy(iterations);
 	t1 = now_ns();
 
-	if (!strcmp(mode, "sleepy"))
-		sleepy_end(fd);
-	else if (!strcmp(mode, "perf"))
+	if (!strncmp(mode, "sleepy", 6))
+		sleepy_end(fd, signal);
+	else if (!strncmp(mode, "perf", 4))
 		perf_end(fd);
 	printf("{\"mode\": \"%s\", \"period_ns\": %" PRIu64
 	       ", \"iterations\": %" PRIu64 ", \"self_ns\": %" PRIu64
