@@ -29,7 +29,10 @@ echo "==> booting the sleepy kernel (1 vCPU, QEMU TCG -icount) and" \
 	sample_start -o /var/log/samples || exit 1
 	loop $size && call $size && btree $size
 	sample_stop > /mnt/share/stats.txt; rc=\$?
-	cp /var/log/samples /mnt/share/samples
+	cp /var/log/samples /var/log/samples.kallsyms /mnt/share/
+	# The binaries as the guest ran them, for parse --symfs on the host.
+	mkdir -p /mnt/share/root/usr/bin
+	cp /usr/bin/loop /usr/bin/call /usr/bin/btree /mnt/share/root/usr/bin/
 	cat /mnt/share/stats.txt
 	exit \$rc"
 
@@ -38,11 +41,23 @@ echo
 echo "==> per application (user mode)"
 "$parse" --by app "$OUT/samples" | sed -n '/^Samples by/,$p'
 echo
+echo "==> per appid and function (user mode; symbols from the guest's binaries)"
+"$parse" --by appid,symbol --symfs "$OUT/root" "$OUT/samples" |
+	sed -n '/^Samples by/,$p'
+echo
+echo "==> the loop benchmark's hot loop (in its main), instruction by instruction"
+"$parse" --annotate main --app loop --symfs "$OUT/root" "$OUT/samples" |
+	awk '/^ +[0-9]+ +[0-9.]+%/ || /^(Annotation|  0x| *[0-9]+ samples)/'
+
+echo
 echo "==> where each benchmark spent its time: the SLEEPY paper's checks"
 /usr/bin/python3 "$TOP/bench/bench.py" --analyze "$OUT/samples" "$OUT"
 echo
 echo "The session file is $OUT/samples; plots: $OUT/*-histogram.svg."
 echo "Next, try:"
 echo "  $parse $OUT/samples"
+echo "  $parse --by appid,symbol --symfs $OUT/root $OUT/samples"
+echo "  $parse --annotate find_index --symfs $OUT/root $OUT/samples"
+echo "  $parse --by appid,line --symfs $OUT/root --format csv $OUT/samples"
 echo "  $parse --by appid-eip --format csv $OUT/samples"
 echo "  ./build.sh vm -- sh -c 'sample_start && YOUR-PROGRAM; sample_stop && parse /var/log/samples'"

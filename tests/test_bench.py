@@ -89,6 +89,19 @@ def test_demo_profiles_the_three_benchmarks():
         assert re.search(rf"^\s+\d+\s+[\d.]+%\s+{b}\s", apps, re.M), apps
         assert re.search(rf"^  \[ok\] {b}: ", r.stdout, re.M), r.stdout
     assert "[FAILED]" not in r.stdout
+    # Per function, with the guest's binaries as --symfs: the benchmarks'
+    # functions by name, with their shares.
+    syms = re.search(r"==> per appid and function.*?\n(.*?)\n\n", r.stdout,
+                     re.S).group(1)
+    for appid, fn in (("loop#0", "main"), ("call#0", "loop"),
+                      ("btree#0", "find_index")):
+        assert re.search(rf"^\s+\d+\s+[\d.]+%\s+{re.escape(appid)}\s+\S+"
+                         rf"\s+{fn}$", syms, re.M), syms
+    # The annotated hot loop: instructions with their samples.
+    ann = re.search(r"==> the loop benchmark's hot loop.*?\n(.*?)\n\n",
+                    r.stdout, re.S).group(1)
+    assert "Annotation of main in /usr/bin/loop" in ann
+    assert len(re.findall(r"^ +\d+ +[\d.]+% +[0-9a-f]+ +\w", ann, re.M)) >= 3
     assert (BUILD / "demo" / "samples").stat().st_size > 1000
     for f in ("loop-eip-histogram.svg", "call-eip-histogram.svg",
               "btree-function-histogram.svg"):

@@ -156,9 +156,12 @@ static void unprivileged_cases(void)
 		       configure(fd, 0, 0, 0, 0, SLEEPY_PMU_CONFIG_STOP, 0));
 		report("unprivileged unregister all", EPERM,
 		       ioctl(fd, SLEEPY_PMU_UNREGISTER_ALL));
+		report("unprivileged read, not registered", EPERM,
+		       read_counter(fd, -1, 0));
 		report("unprivileged register", 0,
 		       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
-		report("unprivileged read counter", 0, read_counter(fd, -1, 0));
+		report("unprivileged read, registered", 0,
+		       read_counter(fd, -1, 0));
 		report("unprivileged unregister", 0,
 		       ioctl(fd, SLEEPY_PMU_UNREGISTER));
 		_exit(0);
@@ -312,13 +315,34 @@ __attribute__((noinline)) static void spin_a_while(void)
 		sink += i;
 }
 
+struct event_stats {
+	uint64_t events, outside, wrong_cpu, bad, min_value, max_value;
+};
+
+static void check_event(const struct sleepy_pmu_event *ev, int cpu,
+			struct event_stats *st)
+{
+	st->events++;
+	if (ev->pc < (uintptr_t)__executable_start ||
+	    ev->pc >= (uintptr_t)etext)
+		st->outside++;
+	if (cpu >= 0 && ev->cpu != (uint32_t)cpu)
+		st->wrong_cpu++;
+	if (ev->counter >= SLEEPY_PMU_MAX_COUNTERS)
+		st->bad++;
+	if (ev->value < st->min_value)
+		st->min_value = ev->value;
+	if (ev->value > st->max_value)
+		st->max_value = ev->value;
+}
+
 static int cmd_busy(int argc, char **argv)
 {
 	double seconds = 1;
 	int cpu = -1, sig = SIGRTMIN, fd;
 	bool do_register = true, close_fd = false, sleep_only = false;
-	uint64_t start_cpu, start_wall, outside = 0, wrong_cpu = 0, bad = 0;
-	uint64_t events = 0, min_value = UINT64_MAX, max_value = 0;
+	uint64_t start_cpu, start_wall;
+	struct event_stats st = { .min_value = UINT64_MAX };
 	struct sleepy_pmu_ring ring;
 	struct sleepy_pmu_event ev;
 
@@ -339,7 +363,7 @@ static int cmd_busy(int argc, char **argv)
 			die(2, "busy: %s: unknown option", argv[i]);
 	}
 	pin(cpu);
-	if (sleepy_pmu_ring_init(&ring, 1 << 20))
+	if (sleepy_pmu_ring_init(&ring, 1 << 14))
 		die(1, "ring: %s", strerror(errno));
 	fd = open_dev();
 	if (do_register && sleepy_pmu_register(fd, sig, &ring))
@@ -354,32 +378,27 @@ static int cmd_busy(int argc, char **argv)
 		close(fd);
 	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	start_wall = now_ns(CLOCK_MONOTONIC);
-	if (sleep_only) {
-		while (now_ns(CLOCK_MONOTONIC) - start_wall < seconds * 1e9)
+	for (;;) {
+		/* Drain as it runs, as a real consumer would. */
+		while (sleepy_pmu_ring_pop(&ring, &ev))
+			check_event(&ev, cpu, &st);
+		if (sleep_only) {
+			if (now_ns(CLOCK_MONOTONIC) - start_wall >= seconds * 1e9)
+				break;
 			usleep(10000);
-	} else {
-		while (now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu <
-		       seconds * 1e9)
+		} else {
+			if (now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu >=
+			    seconds * 1e9)
+				break;
 			spin_a_while();
+		}
 	}
 	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu;
 	start_wall = now_ns(CLOCK_MONOTONIC) - start_wall;
 	if (!close_fd && do_register && sleepy_pmu_unregister(fd))
 		die(1, "unregister: %s (registration lost?)", strerror(errno));
-	while (sleepy_pmu_ring_pop(&ring, &ev)) {
-		events++;
-		if (ev.pc < (uintptr_t)__executable_start ||
-		    ev.pc >= (uintptr_t)etext)
-			outside++;
-		if (cpu >= 0 && ev.cpu != (uint32_t)cpu)
-			wrong_cpu++;
-		if (ev.counter >= SLEEPY_PMU_MAX_COUNTERS)
-			bad++;
-		if (ev.value < min_value)
-			min_value = ev.value;
-		if (ev.value > max_value)
-			max_value = ev.value;
-	}
+	while (sleepy_pmu_ring_pop(&ring, &ev))
+		check_event(&ev, cpu, &st);
 	printf("{\"pid\": %d, \"cpu\": %d, \"cpu_ns\": %" PRIu64
 	       ", \"wall_ns\": %" PRIu64 ", \"received\": %" PRIu64
 	       ", \"events\": %" PRIu64 ", \"dropped\": %" PRIu64
@@ -387,10 +406,10 @@ static int cmd_busy(int argc, char **argv)
 	       ", \"wrong_cpu\": %" PRIu64 ", \"bad_counter\": %" PRIu64
 	       ", \"min_value\": %" PRIu64 ", \"max_value\": %" PRIu64 "}\n",
 	       getpid(), cpu, start_cpu, start_wall,
-	       (uint64_t)atomic_load(&ring.received), events,
+	       (uint64_t)atomic_load(&ring.received), st.events,
 	       (uint64_t)atomic_load(&ring.dropped),
-	       (uint64_t)atomic_load(&ring.foreign), outside, wrong_cpu, bad,
-	       events ? min_value : 0, max_value);
+	       (uint64_t)atomic_load(&ring.foreign), st.outside, st.wrong_cpu,
+	       st.bad, st.events ? st.min_value : 0, st.max_value);
 	return 0;
 }
 
@@ -432,9 +451,14 @@ static int cmd_monotonic(int argc, char **argv)
 		 * have grown by at most the time from the start of the
 		 * previous read to the end of this one.
 		 */
+		/*
+		 * The counter runs on the kernel's sched_clock, which under
+		 * QEMU TCG can run up to about a fifth faster than
+		 * CLOCK_MONOTONIC (its TSC is not calibrated): allow for that.
+		 */
 		if (reads && v < prev) {
 			overflows++;
-			if (prev + (after - prev_t) < threshold)
+			if (prev + (after - prev_t) * 5 / 4 < threshold)
 				violations++;
 		}
 		if (v > max_value)
