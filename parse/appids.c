@@ -121,3 +121,19 @@ nomem:
 	free(path);
 	return -1;
 }
+
+int appids_order(const struct appid_info *a, uint32_t appid_a,
+		 const struct appid_info *b, uint32_t appid_b, bool names_only)
+{
+	if (a && b) {
+		int c = strcmp(a->name, b->name);
+
+		if (c || names_only)
+			return c;
+		if (a->instance != b->instance)
+			return a->instance < b->instance ? -1 : 1;
+	} else if (a || b) {
+		return a ? -1 : 1;
+	}
+	return appid_a < appid_b ? -1 : appid_a > appid_b;
+}

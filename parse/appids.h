@@ -7,6 +7,7 @@
 #ifndef SLEEPY_PARSE_APPIDS_H
 #define SLEEPY_PARSE_APPIDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,13 @@ void appids_free(struct appid_table *t);
  */
 int appids_add(struct appid_table *t, const struct sleepy_appid *a);
 /* The appid's record, or NULL when the file has none. */
+/*
+ * Report order of two appids: by binary name, then (unless names_only)
+ * instance, then appid number; appids without an APPID record last.
+ */
+int appids_order(const struct appid_info *a, uint32_t appid_a,
+		 const struct appid_info *b, uint32_t appid_b, bool names_only);
+
 const struct appid_info *appids_find(const struct appid_table *t,
 				     uint32_t appid);
 

@@ -119,21 +119,10 @@ static int cmp_ident(const void *pa, const void *pb)
 	return 0;
 }
 
-/* Appids by name, instance, number; those without a record last. */
 static int cmp_app(const struct grow *a, const struct grow *b)
 {
-	if (a->info && b->info) {
-		int c = strcmp(a->info->name, b->info->name);
-
-		if (c || (g_fields & G_APP))
-			return c;
-		c = cmp_u64(a->info->instance, b->info->instance);
-		if (c)
-			return c;
-	} else if (a->info || b->info) {
-		return a->info ? -1 : 1;
-	}
-	return cmp_u64(a->appid, b->appid);
+	return appids_order(a->info, a->appid, b->info, b->appid,
+			    g_fields & G_APP);
 }
 
 /* Display order: samples, most first, then the key's text. */

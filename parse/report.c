@@ -34,21 +34,9 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* Appids by name, instance, number; those without a record last. */
 static int cmp_appid_key(const struct row *a, const struct row *b)
 {
-	if (a->info && b->info) {
-		int c = strcmp(a->info->name, b->info->name);
-
-		if (c)
-			return c;
-		c = cmp_u64(a->info->instance, b->info->instance);
-		if (c)
-			return c;
-	} else if (a->info || b->info) {
-		return a->info ? -1 : 1;
-	}
-	return cmp_u64(a->appid, b->appid);
+	return appids_order(a->info, a->appid, b->info, b->appid, false);
 }
 
 static int cmp_rows(const void *pa, const void *pb)
