@@ -75,3 +75,20 @@ def build_sh(*args, env=None, timeout=120):
     return subprocess.run([str(BUILD_SH), *args], capture_output=True,
                           text=True, timeout=timeout, env=e,
                           stdin=subprocess.DEVNULL)
+
+
+def make_parse(tmp_path_factory, target):
+    """parse built from this checkout ("host" or "guest") into a fresh
+    folder, so that a test never runs a stale binary: its path."""
+    out = tmp_path_factory.mktemp(target)
+    r = subprocess.run(["make", "-s", "-C", str(TOP / "parse"), f"OUT={out}",
+                        f"KERNEL_UAPI={BUILD / 'uapi'}", target],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return out / target / "parse"
+
+
+@pytest.fixture(scope="session")
+def parse_bin(tmp_path_factory):
+    """The host parse, built once per test session."""
+    return make_parse(tmp_path_factory, "host")

@@ -24,7 +24,6 @@ import pytest
 import sleepyfile as sf
 
 TOP = Path(__file__).resolve().parent.parent
-UAPI = TOP / "build" / "uapi"
 MODE_NAMES = ["user", "kernel", "irq", "idle"]
 
 # appid -> (name, instance, pid); appid 9 has samples but no record.
@@ -56,16 +55,6 @@ def make_samples():
 
 
 SAMPLES = make_samples()
-
-
-@pytest.fixture(scope="session")
-def parse_bin(tmp_path_factory):
-    out = tmp_path_factory.mktemp("user")
-    r = subprocess.run(["make", "-s", "-C", str(TOP / "parse"), f"OUT={out}",
-                        f"KERNEL_UAPI={UAPI}", "host"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return out / "host" / "parse"
 
 
 @pytest.fixture(scope="session")

@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 
 import sleepyfile as sf
+from conftest import make_parse
 
 TOP = Path(__file__).resolve().parent.parent
-UAPI = TOP / "build" / "uapi"
 DOC = TOP / "Documentation" / "parse.md"
 PAGE = 0x1000
 
@@ -164,16 +164,6 @@ class Obj:
     def file_offset(self, value):
         off, vaddr, _, _ = self.text
         return value - vaddr + off
-
-
-@pytest.fixture(scope="session")
-def parse_bin(tmp_path_factory):
-    out = tmp_path_factory.mktemp("user")
-    r = subprocess.run(["make", "-s", "-C", str(TOP / "parse"), f"OUT={out}",
-                        f"KERNEL_UAPI={UAPI}", "host"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return out / "host" / "parse"
 
 
 @pytest.fixture(scope="session")
@@ -1051,12 +1041,7 @@ def test_mapped_paths_that_are_not_elf_files(parse_bin, tmp_path):
 
 @pytest.fixture(scope="session")
 def guest_parse(tmp_path_factory):
-    out = tmp_path_factory.mktemp("guest")
-    r = subprocess.run(["make", "-s", "-C", str(TOP / "parse"), f"OUT={out}",
-                        f"KERNEL_UAPI={UAPI}", "guest"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return out / "guest" / "parse"
+    return make_parse(tmp_path_factory, "guest")
 
 
 def test_static_guest_parse_symbolizes_like_the_host(parse_bin, guest_parse,
