@@ -68,7 +68,7 @@ echo all-done > $S/done
 
 # The release kernel, one vCPU under -icount: the same scenarios, where
 # the rates are checked to 10% (on the debug kernel each overflow makes
-# about 130 us of work for the RCU kthread, likely through kmemleak, which
+# about 145 us of work for the RCU kthread, likely through kmemleak, which
 # the CPU's counter counts too, see Documentation/pmu.md); 10,000 signals per
 # second of CPU time for 10 s;
 # and the signal-cost benchmark's program, briefly, to check both of its
