@@ -6,14 +6,16 @@
  *	every error case of /dev/sleepy_pmu, one JSON object per line:
  *	{"case": ..., "want": "EINVAL", "got": "EINVAL"}
  *   pmu_check busy --seconds S [--cpu C] [--signal N] [--no-register]
- *		    [--close-fd] [--sleep]
+ *		    [--close-fd] [--sleep] [-- CMD [ARG...]]
  *	spin (or sleep) for S seconds of CPU (or wall) time, pinned to CPU C,
  *	registered for signal N; print one JSON object with the signals
- *	received and whether their siginfo was right
+ *	received and whether their siginfo was right; then, with a CMD,
+ *	exec it still registered
  *   pmu_check monotonic --cpu C --threshold T --seconds S
  *	read counter 0 of CPU C (another CPU is the caller's) as fast as
  *	possible for S seconds; print the reads, the overflows seen and any
- *	decrease that no overflow explains
+ *	decrease that no overflow explains (the first one's previous value,
+ *	value and nanoseconds between the reads)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -341,6 +343,7 @@ static int cmd_busy(int argc, char **argv)
 	double seconds = 1;
 	int cpu = -1, sig = SIGRTMIN, fd;
 	bool do_register = true, close_fd = false, sleep_only = false;
+	char **then = NULL;
 	uint64_t start_cpu, start_wall;
 	struct event_stats st = { .min_value = UINT64_MAX };
 	struct sleepy_pmu_ring ring;
@@ -359,7 +362,10 @@ static int cmd_busy(int argc, char **argv)
 			close_fd = true;
 		else if (!strcmp(argv[i], "--sleep"))
 			sleep_only = true;
-		else
+		else if (!strcmp(argv[i], "--") && i + 1 < argc) {
+			then = argv + i + 1;
+			break;
+		} else
 			die(2, "busy: %s: unknown option", argv[i]);
 	}
 	pin(cpu);
@@ -395,7 +401,7 @@ static int cmd_busy(int argc, char **argv)
 	}
 	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu;
 	start_wall = now_ns(CLOCK_MONOTONIC) - start_wall;
-	if (!close_fd && do_register && sleepy_pmu_unregister(fd))
+	if (!close_fd && do_register && !then && sleepy_pmu_unregister(fd))
 		die(1, "unregister: %s (registration lost?)", strerror(errno));
 	while (sleepy_pmu_ring_pop(&ring, &ev))
 		check_event(&ev, cpu, &st);
@@ -410,6 +416,12 @@ static int cmd_busy(int argc, char **argv)
 	       (uint64_t)atomic_load(&ring.dropped),
 	       (uint64_t)atomic_load(&ring.foreign), st.outside, st.wrong_cpu,
 	       st.bad, st.events ? st.min_value : 0, st.max_value);
+	if (then) {
+		/* Still registered: the new program must not inherit it. */
+		fflush(stdout);
+		execvp(then[0], then);
+		die(1, "exec %s: %s", then[0], strerror(errno));
+	}
 	return 0;
 }
 
@@ -419,7 +431,7 @@ static int cmd_monotonic(int argc, char **argv)
 	int cpu = 1, fd, self_cpu;
 	uint64_t threshold = 0, reads = 0, overflows = 0, violations = 0;
 	uint64_t prev = 0, prev_t = 0, t0, max_value = 0, self_reads = 0;
-	uint64_t self_wrong = 0;
+	uint64_t self_wrong = 0, bad_prev = 0, bad_v = 0, bad_ns = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
@@ -458,8 +470,12 @@ static int cmd_monotonic(int argc, char **argv)
 		 */
 		if (reads && v < prev) {
 			overflows++;
-			if (prev + (after - prev_t) * 5 / 4 < threshold)
-				violations++;
+			if (prev + (after - prev_t) * 5 / 4 < threshold &&
+			    !violations++) {
+				bad_prev = prev;
+				bad_v = v;
+				bad_ns = after - prev_t;
+			}
 		}
 		if (v > max_value)
 			max_value = v;
@@ -476,8 +492,9 @@ static int cmd_monotonic(int argc, char **argv)
 	printf("{\"cpu\": %d, \"reads\": %" PRIu64 ", \"overflows\": %" PRIu64
 	       ", \"violations\": %" PRIu64 ", \"max_value\": %" PRIu64
 	       ", \"self_reads\": %" PRIu64 ", \"self_wrong_cpu\": %" PRIu64
-	       "}\n", cpu, reads, overflows, violations, max_value,
-	       self_reads, self_wrong);
+	       ", \"first_violation\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64
+	       "]}\n", cpu, reads, overflows, violations, max_value,
+	       self_reads, self_wrong, bad_prev, bad_v, bad_ns);
 	close(fd);
 	return 0;
 }
