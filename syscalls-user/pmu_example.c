@@ -41,22 +41,39 @@ static const char usage_text[] =
 
 volatile uint64_t sink;
 
-__attribute__((noinline)) static void work_light(void)
+/* n iterations of the same loop: the functions differ only in length. */
+__attribute__((noinline)) static void work_light(int n)
 {
-	for (int i = 0; i < 100000; i++)
+	for (int i = 0; i < n; i++)
 		sink += i ^ (sink >> 3);
 }
 
-__attribute__((noinline)) static void work_medium(void)
+__attribute__((noinline)) static void work_medium(int n)
 {
-	for (int i = 0; i < 200000; i++)
+	for (int i = 0; i < 2 * n; i++)
 		sink += i ^ (sink >> 3);
 }
 
-__attribute__((noinline)) static void work_heavy(void)
+__attribute__((noinline)) static void work_heavy(int n)
 {
-	for (int i = 0; i < 300000; i++)
+	for (int i = 0; i < 3 * n; i++)
 		sink += i ^ (sink >> 3);
+}
+
+/*
+ * A length for the next round, 20,000 to 60,000 iterations (xorshift).
+ * Rounds of one fixed length could beat in time with the overflow period
+ * (under -icount, exactly), so that every signal fell at the same few
+ * points of the round and the shares were off.
+ */
+static int round_length(void)
+{
+	static uint32_t x = 2463534242u;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return 20000 + (int)(x % 40000);
 }
 
 static double cpu_seconds(void)
@@ -215,9 +232,11 @@ int main(int argc, char **argv)
 
 	start = cpu_seconds();
 	while (cpu_seconds() - start < seconds) {
-		work_heavy();
-		work_medium();
-		work_light();
+		int n = round_length();
+
+		work_heavy(n);
+		work_medium(n);
+		work_light(n);
 	}
 
 	if (sleepy_pmu_unregister(fd))
