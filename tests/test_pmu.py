@@ -303,8 +303,13 @@ def test_signals_only_while_running(rates):
     # of Bernoulli trials: their mean is its CPU time / threshold, and
     # their spread at most the root of that. Signals while it slept, or
     # none while it ran, would show as more, or fewer.
+    # On the debug kernel its stretches are tied to the work each signal
+    # makes for kthreads (counts of 5 to 42 for about 28 were seen), so
+    # only the upper bound is checked there.
     mean = expected(sleeper, MS)
-    assert abs(sleeper["received"] - mean) <= 4 * mean ** 0.5 + 2, sleeper
+    assert sleeper["received"] <= mean + 4 * mean ** 0.5 + 2, sleeper
+    if exact:
+        assert sleeper["received"] >= mean - 4 * mean ** 0.5 - 2, sleeper
     rows = read(share, "list.out").splitlines()
     assert rows[0].split() == ["pid", "signal", "name"]
     pids = {int(line.split()[0]) for line in rows[1:]}
