@@ -44,7 +44,9 @@ Subcommands (default: all):
                         --mem MB      guest memory (default 512, debug 1024)
                         --debug       use the debug kernel (lockdep, KASAN, ...)
                         --share DIR   mount DIR read-write at /mnt/share
-                        --icount      -icount shift=0,sleep=off (1 insn = 1 ns)
+                        --icount      -icount shift=0,sleep=off (1 insn = 1 ns);
+                                      with 2+ vCPUs the kernel boots on one
+                                      and init brings the others online
                         --timeout S   kill QEMU after S seconds (exit 124)
                         --perf        add Debian's perf and its libraries
                         --mttcg       multi-threaded TCG: faster with
@@ -628,7 +630,13 @@ cmd_vm() {
 		printf '%s\n' "$q" >"$ctl/cmd"
 	fi
 	[ -n "$share" ] && echo share >"$ctl/want-share"
-	qemu+=(-append "console=ttyS0 loglevel=5 panic=-1 oops=panic pci=noacpi")
+	local append="console=ttyS0 loglevel=5 panic=-1 oops=panic pci=noacpi"
+	# Under -icount, QEMU 7.2 takes minutes or forever to bring up a
+	# second vCPU during boot, but onlines one at once later: boot on one
+	# and let init bring up the rest (Documentation/development.md).
+	[ $icount = 1 ] && [ "$smp" -gt 1 ] &&
+		append+=" maxcpus=1 sleepy.online_cpus"
+	qemu+=(-append "$append")
 	qemu+=(-fsdev "local,id=ctl,path=$ctl,security_model=none"
 		-device virtio-9p-pci,fsdev=ctl,mount_tag=sleepyctl)
 	if [ -n "$share" ]; then
