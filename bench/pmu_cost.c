@@ -18,6 +18,19 @@
  *           for signals: what the overflows cost without the signal.
  * Both handlers are the same: count the signal and keep si_addr (which
  * perf's signal does not carry: it has only the descriptor).
+ *
+ *   pmu_cost syscall|selfsignal COUNT
+ *
+ * The floor any signal pays here, with no interrupt and no counter:
+ *   syscall     COUNT getppid() system calls;
+ *   selfsignal  COUNT tgkill() calls to the calling thread, each delivered
+ *               to the same handler before the call returns;
+ *   queued      the signal blocked, batches of tgkill() calls that only
+ *               queue it, then one sigprocmask() that unblocks it: the
+ *               batch is delivered on that call's way out, one signal
+ *               after another. Timed apart, the two give what queueing
+ *               one signal costs and what delivering one costs (dequeue,
+ *               frame, handler, sigreturn), with no system call of its own.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -136,6 +149,76 @@ static void perf_end(int fd)
 	close(fd);
 }
 
+#define QUEUED_BATCH 500
+
+/* Queue COUNT signals in batches while blocked, deliver each batch at once. */
+static void queued_run(uint64_t count, int sig, pid_t pid, pid_t tid)
+{
+	uint64_t queue_ns = 0, deliver_ns = 0, done = 0, t0, t1, t2;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	while (done < count) {
+		uint64_t n = count - done < QUEUED_BATCH ? count - done :
+			     QUEUED_BATCH;
+
+		if (sigprocmask(SIG_BLOCK, &set, NULL))
+			die(1, "sigprocmask: %s", strerror(errno));
+		t0 = now_ns();
+		for (uint64_t i = 0; i < n; i++)
+			if (syscall(SYS_tgkill, pid, tid, sig))
+				die(1, "tgkill: %s (RLIMIT_SIGPENDING?)",
+				    strerror(errno));
+		t1 = now_ns();
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		t2 = now_ns();
+		queue_ns += t1 - t0;
+		deliver_ns += t2 - t1;
+		done += n;
+	}
+	if (signals != count)
+		die(1, "queued: %" PRIu64 " signals for %" PRIu64 " sent",
+		    (uint64_t)signals, count);
+	printf("{\"mode\": \"queued\", \"count\": %" PRIu64
+	       ", \"queue_ns\": %" PRIu64 ", \"deliver_ns\": %" PRIu64
+	       ", \"batch\": %d, \"signals\": %" PRIu64 "}\n", count,
+	       queue_ns, deliver_ns, QUEUED_BATCH, (uint64_t)signals);
+}
+
+/* The floor modes: COUNT system calls, each with or without a signal. */
+static int floor_run(const char *mode, const char *count_arg, int sig)
+{
+	pid_t pid = getpid(), tid = (pid_t)syscall(SYS_gettid);
+	bool with_signal = !strcmp(mode, "selfsignal");
+	uint64_t count, t0, t1;
+	char *end;
+
+	count = strtoull(count_arg, &end, 10);
+	if (*end || !count)
+		die(2, "%s: invalid count", count_arg);
+	catch(sig);
+	if (!strcmp(mode, "queued")) {
+		queued_run(count, sig, pid, tid);
+		return 0;
+	}
+	t0 = now_ns();
+	for (uint64_t i = 0; i < count; i++) {
+		if (with_signal)
+			syscall(SYS_tgkill, pid, tid, sig);
+		else
+			syscall(SYS_getppid);
+	}
+	t1 = now_ns();
+	if (with_signal && signals != count)
+		die(1, "selfsignal: %" PRIu64 " signals for %" PRIu64 " calls",
+		    (uint64_t)signals, count);
+	printf("{\"mode\": \"%s\", \"count\": %" PRIu64
+	       ", \"self_ns\": %" PRIu64 ", \"signals\": %" PRIu64 "}\n",
+	       mode, count, t1 - t0, (uint64_t)signals);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t period, iterations = 200000000, t0, t1;
@@ -146,11 +229,24 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		puts("usage: pmu_cost MODE PERIOD_NS [ITERATIONS]\n"
+		     "       pmu_cost syscall|selfsignal|queued COUNT\n"
 		     "MODE: none, sleepy, perf, sleepy-nosignal, perf-nosignal\n"
 		     "Time a busy loop while overflow signals arrive every\n"
 		     "PERIOD_NS of CPU time, from sleepy_pmu or from perf; print\n"
-		     "the loop's time and the signals as one JSON object.");
+		     "the loop's time and the signals as one JSON object.\n"
+		     "syscall and selfsignal time COUNT getppid() calls, or COUNT\n"
+		     "tgkill() calls that each deliver a signal to the caller:\n"
+		     "the floor of a signal with no interrupt. queued queues\n"
+		     "the signal while blocked and delivers it in batches, and\n"
+		     "times the two apart.");
 		return 0;
+	}
+	if (argc >= 2 && (!strcmp(argv[1], "syscall") ||
+			  !strcmp(argv[1], "selfsignal") ||
+			  !strcmp(argv[1], "queued"))) {
+		if (argc != 3)
+			die(2, "usage: pmu_cost %s COUNT (see --help)", argv[1]);
+		return floor_run(argv[1], argv[2], sig);
 	}
 	if (argc < 3 || argc > 4)
 		die(2, "usage: pmu_cost MODE PERIOD_NS [ITERATIONS] (see --help)");
