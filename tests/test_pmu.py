@@ -10,7 +10,7 @@ the one that works without a PMU (the runner fails a boot on any splat):
   10,000 signals per second of CPU time for 10 s;
 - the release kernel, 2 vCPUs under -icount: 10,000 signals per second on
   two CPUs for 10 s;
-- the debug kernel, 2 vCPUs: the error cases, counter reads across CPUs, a
+- the debug kernel, 2 vCPUs under -icount: the error cases, counter reads across CPUs, a
   storm on both CPUs, exec, CPU hotplug and rmmod while counters run.
 
 The guest side is tests/pmu/pmu_check.c and the sleepy_pmu tool; the tests
@@ -119,7 +119,6 @@ pmu_check busy --seconds 0.5 > /dev/null || exit 11
 sleepy_pmu stats > $S/storm-before.out 2>&1
 pmu_check busy --seconds 10 --cpu 0 > $S/storm0.json &
 pmu_check busy --seconds 10 --cpu 1 > $S/storm1.json &
-registered 2; sleep 2; sleepy_pmu list > $S/storm-list.out 2>&1
 wait
 sleepy_pmu stats > $S/storm-after.out 2>&1
 sleepy_pmu list > $S/after-list.out 2>&1
@@ -128,7 +127,11 @@ rmmod sleepy_pmu || exit 13
 echo all-done > $S/done
 """
 
-# Two vCPUs: errors, reads across CPUs, the stress run and rmmod.
+# Two vCPUs under -icount (the debug kernel): errors, reads across CPUs,
+# the storm, exec, hotplug and rmmod. (Without icount each CPU's
+# sched_clock, filtered by its own ticks that TCG delays, was seen to jump
+# ahead of CLOCK_MONOTONIC, which the monotonic check cannot tell from a
+# bad read.)
 SCRIPT_2CPU = WAIT + r"""
 modprobe sleepy_pmu > $S/modprobe.out 2>&1 || exit 10
 ls -l /dev/sleepy_pmu > $S/dev.out 2>&1
@@ -228,7 +231,7 @@ def release_two(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def two_cpus(tmp_path_factory):
-    return boot(tmp_path_factory.mktemp("pmu2"), SCRIPT_2CPU, 2, False)
+    return boot(tmp_path_factory.mktemp("pmu2"), SCRIPT_2CPU, 2, True)
 
 
 def read(share, name):
@@ -302,11 +305,17 @@ def rates(request):
 
 
 def check_rate(run, exact):
+    """On the release kernel, CPU time / threshold to 10%. On the debug
+    kernel the counter also counts the kthread work each overflow makes
+    (Documentation/pmu.md), which moves crossings between tasks: a lone
+    spinner gets about 115%, and of two sharing the CPU one got 86% in a CI
+    run (1293 for 1.5 s at 1 ms), so there the bounds are 80% of CPU time
+    and the wall time."""
     want = expected(run, MS)
     if exact:
         assert abs(run["received"] - want) <= 0.10 * want, run
     else:
-        assert 0.9 * want <= run["received"] <= run["wall_ns"] / MS + 2, run
+        assert 0.8 * want <= run["received"] <= run["wall_ns"] / MS + 2, run
     clean(run)
 
 
@@ -431,11 +440,12 @@ def test_10k_signals_per_second_for_10_s(release):
 def test_10k_signals_per_second_on_two_cpus(release_two):
     """Both CPUs overflow every 100 us of CPU time for 10 s, at once.
     Together they deliver at least 10,000 signals per second, every
-    overflow is accounted for, and both registrations survive. (QEMU runs
+    overflow is accounted for, and both registrations survive. QEMU runs
     the two vCPUs in turns on one host thread and in some runs shares them
     unevenly: then CPU 1's spinner often has not returned to user mode by
-    its next overflow, which is counted as coalesced; see
-    Documentation/pmu.md.)
+    its next overflow, which is counted as coalesced (Documentation/pmu.md).
+    So no shell command runs during the storm: in such a run, one in
+    CI took longer than the whole storm to list the registrations.
     """
     runs = [load(release_two, f"storm{cpu}.json") for cpu in (0, 1)]
     seconds = max(r["cpu_ns"] for r in runs) / 1e9
@@ -460,8 +470,8 @@ def test_10k_signals_per_second_on_two_cpus(release_two):
     assert d["send_failed"] == 0 and d["spurious"] == 0
     assert accounted(d) == d["overflows"]
     assert d["signals"] == total
-    rows = read(release_two, "storm-list.out").splitlines()[1:]
-    assert {r["pid"] for r in runs} <= {int(x.split()[0]) for x in rows}
+    # Both registrations lasted to the end (pmu_check's own unregister
+    # fails otherwise, and it prints nothing), and none is left after.
     assert len(read(release_two, "after-list.out").splitlines()) == 1
 
 
