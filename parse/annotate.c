@@ -9,7 +9,8 @@
 
 #include <capstone/capstone.h>
 
-#include "report.h"
+#include "array.h"
+#include "fmt.h"
 
 #define MAX_FUNCS	16
 #define MAX_CODE	(16u << 20)	/* the largest function disassembled */
@@ -52,15 +53,11 @@ static int cmp_func(const void *pa, const void *pb)
 
 static int add_hit(struct func *f, uint64_t vaddr, uint64_t count)
 {
-	if (f->nhits == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 64;
-		struct hit *v = realloc(f->hits, cap * sizeof(*v));
+	struct hit *v = array_room(f->hits, &f->cap, f->nhits, sizeof(*v), 64);
 
-		if (!v)
-			return -1;
-		f->hits = v;
-		f->cap = cap;
-	}
+	if (!v)
+		return -1;
+	f->hits = v;
 	f->hits[f->nhits].vaddr = vaddr;
 	f->hits[f->nhits].count = count;
 	f->nhits++;
@@ -68,52 +65,30 @@ static int add_hit(struct func *f, uint64_t vaddr, uint64_t count)
 	return 0;
 }
 
-static int print_func(FILE *out, struct symbolizer *s, struct func *f,
-		      uint64_t total, char *err, size_t errsz)
+/* The function's code range: its symbol's size, else up to the next
+ * symbol, else up to its last sampled address. */
+static void func_range(const struct func *f, uint64_t *start, uint64_t *end)
 {
 	const struct dso_sym *ds = &f->obj->syms[f->sym];
-	uint64_t start = ds->addr, end = ds->end, shown = 0;
-	unsigned char *code;
-	cs_insn *insn = NULL;
-	size_t ninsn, h = 0;
-	uint32_t last_line = 0;
-	csh cs;
 
-	if (end <= start && f->sym + 1 < f->obj->nsyms)
-		end = f->obj->syms[f->sym + 1].addr;
-	if (end <= start) {
-		/* Unknown size: up to the last sampled address. */
-		end = f->hits[f->nhits - 1].vaddr + 16;
-	}
-	if (end - start > MAX_CODE) {
-		snprintf(err, errsz, "%s: function of %" PRIu64 " bytes is "
-			 "too large to annotate", strtab_get(s->names, ds->name),
-			 end - start);
-		return -1;
-	}
-	code = malloc(end - start);
-	if (!code || dso_read(f->obj, start, code, end - start)) {
-		free(code);
-		snprintf(err, errsz, "%s: cannot read its code from %s",
-			 strtab_get(s->names, ds->name), f->obj->real);
-		return -1;
-	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
-		free(code);
-		snprintf(err, errsz, "capstone: cannot open x86-64");
-		return -1;
-	}
-	ninsn = cs_disasm(cs, code, end - start, start, 0, &insn);
-	fprintf(out, "Annotation of %s in %s\n", strtab_get(s->names,
-							     ds->name),
-		strtab_get(s->names, f->dso));
-	fprintf(out, "  0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes, %zu "
-		"instructions) in %s\n", start, end, end - start, ninsn,
-		f->obj->real);
-	fprintf(out, "  %" PRIu64 " samples, %.2f%% of %" PRIu64 "\n\n",
-		f->samples, report_percent(f->samples, total), total);
-	fprintf(out, "%8s  %7s  %-18s %s\n", "samples", "percent", "address",
-		"instruction");
+	*start = ds->addr;
+	*end = ds->end;
+	if (*end <= *start && f->sym + 1 < f->obj->nsyms)
+		*end = f->obj->syms[f->sym + 1].addr;
+	if (*end <= *start)
+		*end = f->hits[f->nhits - 1].vaddr + 16;
+}
+
+/* One line per instruction, with its samples, and the source line above
+ * each run of instructions. Returns the samples shown. */
+static uint64_t print_insns(FILE *out, struct symbolizer *s,
+			    const struct func *f, const cs_insn *insn,
+			    size_t ninsn)
+{
+	uint64_t shown = 0;
+	uint32_t last_line = 0;
+	size_t h = 0;
+
 	for (size_t i = 0; i < ninsn; i++) {
 		const uint64_t a = insn[i].address;
 		const uint64_t next = a + insn[i].size;
@@ -130,8 +105,8 @@ static int print_func(FILE *out, struct symbolizer *s, struct func *f,
 		if (s->lines)
 			line = dso_line(f->obj, a, s->symfs, s->names);
 		if (line && line != STRTAB_NOMEM && line != last_line) {
-			report_sanitize(text, sizeof(text),
-					strtab_get(s->names, line), 76);
+			fmt_sanitize(text, sizeof(text),
+				     strtab_get(s->names, line), 76);
 			fprintf(out, "  %s\n", text);
 			last_line = line;
 		}
@@ -139,12 +114,54 @@ static int print_func(FILE *out, struct symbolizer *s, struct func *f,
 			 insn[i].op_str);
 		if (c)
 			fprintf(out, "%8" PRIu64 "  %6.2f%%  %-18" PRIx64
-				" %s\n", c, report_percent(c, f->samples), a,
+				" %s\n", c, fmt_percent(c, f->samples), a,
 				text);
 		else
 			fprintf(out, "%8s  %7s  %-18" PRIx64 " %s\n", "", "",
 				a, text);
 	}
+	return shown;
+}
+
+static int print_func(FILE *out, struct symbolizer *s, struct func *f,
+		      uint64_t total, char *err, size_t errsz)
+{
+	const char *name = strtab_get(s->names, f->obj->syms[f->sym].name);
+	uint64_t start, end, shown;
+	unsigned char *code;
+	cs_insn *insn = NULL;
+	size_t ninsn;
+	csh cs;
+
+	func_range(f, &start, &end);
+	if (end - start > MAX_CODE) {
+		snprintf(err, errsz, "%s: function of %" PRIu64 " bytes is "
+			 "too large to annotate", name, end - start);
+		return -1;
+	}
+	code = malloc(end - start);
+	if (!code || dso_read(f->obj, start, code, end - start)) {
+		free(code);
+		snprintf(err, errsz, "%s: cannot read its code from %s", name,
+			 f->obj->real);
+		return -1;
+	}
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+		free(code);
+		snprintf(err, errsz, "capstone: cannot open x86-64");
+		return -1;
+	}
+	ninsn = cs_disasm(cs, code, end - start, start, 0, &insn);
+	fprintf(out, "Annotation of %s in %s\n", name,
+		strtab_get(s->names, f->dso));
+	fprintf(out, "  0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes, %zu "
+		"instructions) in %s\n", start, end, end - start, ninsn,
+		f->obj->real);
+	fprintf(out, "  %" PRIu64 " samples, %.2f%% of %" PRIu64 "\n\n",
+		f->samples, fmt_percent(f->samples, total), total);
+	fprintf(out, "%8s  %7s  %-18s %s\n", "samples", "percent", "address",
+		"instruction");
+	shown = print_insns(out, s, f, insn, ninsn);
 	if (shown != f->samples)
 		fprintf(out, "  (%" PRIu64 " samples at addresses that do not "
 			"start an instruction above)\n", f->samples - shown);

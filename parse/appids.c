@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+
 static size_t slot_of(const struct appid_table *t, uint32_t appid)
 {
 	return (size_t)(((uint64_t)appid * 0x9e3779b97f4a7c15ull) >> 32) &
@@ -83,15 +85,10 @@ int appids_add(struct appid_table *t, const struct sleepy_appid *a)
 	} else {
 		if (t->n >= UINT32_MAX - 1)
 			goto nomem;
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? 2 * t->cap : 64;
-			struct appid_info *v = realloc(t->v, cap * sizeof(*v));
-
-			if (!v)
-				goto nomem;
-			t->v = v;
-			t->cap = cap;
-		}
+		e = array_room(t->v, &t->cap, t->n, sizeof(*e), 64);
+		if (!e)
+			goto nomem;
+		t->v = e;
 		/* Keep the index at most half full. */
 		if (2 * (t->n + 1) > t->index_mask + 1 || !t->index) {
 			if (rehash(t))

@@ -138,9 +138,10 @@ static inline void counts_pipe_init(struct counts_pipe *p,
 	p->n = 0;
 }
 
-/* Add one sample of (ip, a, b), perhaps later. Returns 0 or -1. */
-static inline int counts_pipe_add(struct counts_pipe *p, uint64_t ip,
-				  uint64_t a, uint64_t b)
+/* Add one sample of (ip, a, b), perhaps later. Returns 0 or -1. Always
+ * inlined: it is the hot path of the pass over the file. */
+static inline __attribute__((always_inline)) int
+counts_pipe_add(struct counts_pipe *p, uint64_t ip, uint64_t a, uint64_t b)
 {
 	const uint64_t hash = counts_hash(ip, a, b);
 	unsigned int h = p->head;

@@ -14,6 +14,8 @@
 
 #include <elfutils/libdwelf.h>
 
+#include "array.h"
+
 /* A symbol being collected, before duplicates are merged. */
 struct raw_sym {
 	uint64_t addr, size;
@@ -68,7 +70,7 @@ static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
 static int load_symbols(struct dso *d, Elf_Scn *scn, bool globals_only,
 			struct strtab *names)
 {
-	struct raw_sym *raw = NULL;
+	struct raw_sym *raw = NULL, *grown;
 	size_t nraw = 0, cap = 0, count, out = 0;
 	Elf_Data *data;
 	GElf_Shdr sh;
@@ -95,15 +97,10 @@ static int load_symbols(struct dso *d, Elf_Scn *scn, bool globals_only,
 		name = elf_strptr(d->elf, sh.sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
-		if (nraw == cap) {
-			size_t nc = cap ? 2 * cap : 1024;
-			struct raw_sym *v = realloc(raw, nc * sizeof(*v));
-
-			if (!v)
-				goto nomem;
-			raw = v;
-			cap = nc;
-		}
+		grown = array_room(raw, &cap, nraw, sizeof(*grown), 1024);
+		if (!grown)
+			goto nomem;
+		raw = grown;
 		raw[nraw].addr = sym.st_value;
 		raw[nraw].size = sym.st_size;
 		raw[nraw].bind = GELF_ST_BIND(sym.st_info);

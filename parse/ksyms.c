@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #define LINE_MAX_LEN 1024
 
 static int cmp_ksym(const void *pa, const void *pb)
@@ -31,150 +32,194 @@ static bool is_end_marker(const char *name)
 		!strcmp(name, "__entry_text_end");
 }
 
+/* Forget the symbols read so far. */
+static void drop_ksyms(struct ksyms *k)
+{
+	free(k->v);
+	k->v = NULL;
+	k->n = 0;
+}
+
+/*
+ * Open a kallsyms copy, a regular file only (not a FIFO or a device: open
+ * without blocking, then check). Returns the stream, or NULL with *rc 0
+ * (an optional file that is not there: k->why says so), -1 (nomem) or -2
+ * (err set).
+ */
+static FILE *open_kallsyms(struct ksyms *k, const char *path, bool required,
+			   char *err, size_t errsz, int *rc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	FILE *f;
+
+	*rc = required ? -2 : 0;
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		errno = EINVAL;
+		if (!required)
+			snprintf(k->why, sizeof(k->why), "%s: not a regular "
+				 "file", path);
+		else
+			snprintf(err, errsz, "%s: not a regular file", path);
+		return NULL;
+	}
+	if (fd < 0) {
+		if (required)
+			snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		else
+			snprintf(k->why, sizeof(k->why), "no %s", path);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		*rc = -1;
+	}
+	return f;
+}
+
+/* A kallsyms file being read. */
+struct kallsyms_in {
+	struct ksyms *k;
+	struct strtab *names;
+	const char *path, *release;
+	size_t cap, lineno, nonzero;
+	uint32_t kernel_dso;
+	char *err;
+	size_t errsz;
+};
+
+/* A function symbol at addr, in mod ("[name]") or the kernel. */
+static int add_ksym(struct kallsyms_in *in, uint64_t addr, const char *name,
+		    const char *mod)
+{
+	struct ksyms *k = in->k;
+	struct ksym *s = array_room(k->v, &in->cap, k->n, sizeof(*s), 4096);
+
+	if (!s)
+		return -1;
+	k->v = s;
+	s = &k->v[k->n];
+	s->addr = addr;
+	s->dso = in->kernel_dso;
+	if (mod && *mod == '[') {
+		s->dso = strtab_intern(in->names, mod);
+		if (s->dso == STRTAB_NOMEM)
+			return -1;
+	}
+	if (is_end_marker(name)) {
+		s->name = KSYM_END;
+	} else {
+		s->name = strtab_intern(in->names, name);
+		if (s->name == STRTAB_NOMEM)
+			return -1;
+	}
+	k->n++;
+	return 0;
+}
+
+/*
+ * One line (its end of line removed): 0, 1 for a "# release" comment
+ * naming another release (k->why set), -1 (nomem) or -2 (err set).
+ */
+static int kallsyms_line(struct kallsyms_in *in, char *line)
+{
+	char *end, type, *name, *mod, rel[80];
+	uint64_t addr;
+
+	if (line[0] == '\0')
+		return 0;
+	if (line[0] == '#') {
+		if (in->release && in->release[0] &&
+		    sscanf(line, "# release %79s", rel) == 1 &&
+		    strcmp(rel, in->release) != 0) {
+			snprintf(in->k->why, sizeof(in->k->why), "of kernel "
+				 "%s, not %s: %s", rel, in->release, in->path);
+			return 1;
+		}
+		return 0;
+	}
+	errno = 0;
+	addr = strtoull(line, &end, 16);
+	if (end == line || errno || *end != ' ' || !end[1] ||
+	    end[2] != ' ' || !end[3]) {
+		snprintf(in->err, in->errsz, "%s: line %zu: not \"ADDRESS "
+			 "TYPE NAME [MODULE]\"", in->path, in->lineno);
+		return -2;
+	}
+	type = end[1];
+	name = end + 3;
+	mod = strpbrk(name, " \t");
+	if (mod) {
+		*mod++ = '\0';
+		while (*mod == ' ' || *mod == '\t')
+			mod++;
+	}
+	if (addr)
+		in->nonzero++;
+	if (type != 'T' && type != 't' && type != 'W' && type != 'w')
+		return 0;
+	return add_ksym(in, addr, name, mod);
+}
+
+/* Every line of f: 0, 1 (another release), -1 or -2 (err set). */
+static int kallsyms_lines(struct kallsyms_in *in, FILE *f)
+{
+	char line[LINE_MAX_LEN + 2];
+	int rc = 0;
+
+	while (!rc && fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+
+		in->lineno++;
+		if (len > LINE_MAX_LEN) {
+			snprintf(in->err, in->errsz, "%s: line %zu: longer "
+				 "than %d bytes", in->path, in->lineno,
+				 LINE_MAX_LEN);
+			return -2;
+		}
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		rc = kallsyms_line(in, line);
+	}
+	if (!rc && ferror(f)) {
+		snprintf(in->err, in->errsz, "%s: %s", in->path,
+			 strerror(errno));
+		return -2;
+	}
+	return rc;
+}
+
 /* 0, -1 (nomem) or -2 (err set). */
 static int load_kallsyms(struct ksyms *k, const char *path,
 			 const char *release, struct strtab *names,
 			 bool required, char *err, size_t errsz)
 {
-	/* Not a FIFO or a device: open without blocking, then check. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	FILE *f = NULL;
-	char line[LINE_MAX_LEN + 2];
-	size_t cap = 0, lineno = 0, nonzero = 0;
-	uint32_t kernel_dso;
+	struct kallsyms_in in = {
+		.k = k, .names = names, .path = path, .release = release,
+		.err = err, .errsz = errsz,
+	};
+	int rc;
+	FILE *f = open_kallsyms(k, path, required, err, errsz, &rc);
 
-	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -1;
-		errno = EINVAL;
-		if (!required) {
-			snprintf(k->why, sizeof(k->why), "%s: not a regular "
-				 "file", path);
-			return 0;
-		}
-		snprintf(err, errsz, "%s: not a regular file", path);
-		return -2;
-	}
-	if (fd >= 0) {
-		f = fdopen(fd, "r");
-		if (!f) {
-			close(fd);
-			return -1;
-		}
-	}
-	if (!f) {
-		if (required) {
-			snprintf(err, errsz, "%s: %s", path, strerror(errno));
-			return -2;
-		}
-		snprintf(k->why, sizeof(k->why), "no %s", path);
-		return 0;
-	}
-	kernel_dso = strtab_intern(names, "[kernel.kallsyms]");
-	if (kernel_dso == STRTAB_NOMEM)
-		goto nomem;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end, type, *name, *mod;
-		size_t len = strlen(line);
-		uint64_t addr;
-		struct ksym *s;
-
-		lineno++;
-		if (len > LINE_MAX_LEN) {
-			snprintf(err, errsz, "%s: line %zu: longer than %d "
-				 "bytes", path, lineno, LINE_MAX_LEN);
-			goto bad;
-		}
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (len == 0)
-			continue;
-		if (line[0] == '#') {
-			char rel[80];
-
-			if (release && release[0] &&
-			    sscanf(line, "# release %79s", rel) == 1 &&
-			    strcmp(rel, release) != 0) {
-				fclose(f);
-				free(k->v);
-				k->v = NULL;
-				k->n = 0;
-				snprintf(k->why, sizeof(k->why), "of kernel "
-					 "%s, not %s: %s", rel, release, path);
-				return 0;
-			}
-			continue;
-		}
-		errno = 0;
-		addr = strtoull(p, &end, 16);
-		if (end == p || errno || *end != ' ' || !end[1] ||
-		    end[2] != ' ' || !end[3]) {
-			snprintf(err, errsz, "%s: line %zu: not "
-				 "\"ADDRESS TYPE NAME [MODULE]\"", path,
-				 lineno);
-			goto bad;
-		}
-		type = end[1];
-		name = end + 3;
-		mod = strpbrk(name, " \t");
-		if (mod) {
-			*mod++ = '\0';
-			while (*mod == ' ' || *mod == '\t')
-				mod++;
-		}
-		if (addr)
-			nonzero++;
-		if (type != 'T' && type != 't' && type != 'W' && type != 'w')
-			continue;
-		if (k->n == cap) {
-			size_t nc = cap ? 2 * cap : 4096;
-			struct ksym *v = realloc(k->v, nc * sizeof(*v));
-
-			if (!v)
-				goto nomem;
-			k->v = v;
-			cap = nc;
-		}
-		s = &k->v[k->n];
-		s->addr = addr;
-		s->dso = kernel_dso;
-		if (mod && *mod == '[') {
-			s->dso = strtab_intern(names, mod);
-			if (s->dso == STRTAB_NOMEM)
-				goto nomem;
-		}
-		if (is_end_marker(name)) {
-			s->name = KSYM_END;
-		} else {
-			s->name = strtab_intern(names, name);
-			if (s->name == STRTAB_NOMEM)
-				goto nomem;
-		}
-		k->n++;
-	}
-	if (ferror(f)) {
-		snprintf(err, errsz, "%s: %s", path, strerror(errno));
-		goto bad;
-	}
+	if (!f)
+		return rc;
+	in.kernel_dso = strtab_intern(names, "[kernel.kallsyms]");
+	rc = in.kernel_dso == STRTAB_NOMEM ? -1 : kallsyms_lines(&in, f);
 	fclose(f);
-	if (nonzero == 0) {
-		free(k->v);
-		k->v = NULL;
-		k->n = 0;
-		snprintf(k->why, sizeof(k->why), "addresses all zero "
-			 "(kptr_restrict): %s", path);
+	if (rc == 1 || (rc == 0 && in.nonzero == 0)) {
+		drop_ksyms(k);
+		if (rc == 0)
+			snprintf(k->why, sizeof(k->why), "addresses all zero "
+				 "(kptr_restrict): %s", path);
 		return 0;
 	}
+	if (rc)
+		return rc;
 	qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
 	k->source = path;
 	return 0;
-nomem:
-	fclose(f);
-	return -1;
-bad:
-	fclose(f);
-	return -2;
 }
 
 /* Whether the vmlinux's linux_banner names release ("" if unknown). */

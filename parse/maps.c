@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+
 void maps_init(struct maps *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -30,15 +32,10 @@ int maps_add(struct maps *m, const struct sleepy_mmap *rec,
 	}
 	if (m->n >= UINT32_MAX / 2)
 		return -1;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 64;
-		struct map *v = realloc(m->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		m->v = v;
-		m->cap = cap;
-	}
+	e = array_room(m->v, &m->cap, m->n, sizeof(*e), 64);
+	if (!e)
+		return -1;
+	m->v = e;
 	e = &m->v[m->n];
 	memset(e, 0, sizeof(*e));
 	e->start = rec->start;

@@ -4,10 +4,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "fmt.h"
 
 #define FONT "font-family=\"monospace\" font-size=\"12\""
 
@@ -50,19 +51,18 @@ static void header(FILE *f, int w, int h, const char *title,
 }
 
 /* A row's label: its key cells joined by two spaces. */
-static void row_label(const struct group_ctx *ctx, const struct grow *r,
+static void row_label(const struct report *rep, const struct row *r,
 		      unsigned int skip, char *buf, size_t size)
 {
 	char cell[512];
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (unsigned int f = 1; f <= G_LINE && n + 1 < size; f <<= 1) {
-		if (!(ctx->fields & f) || (f & skip))
+	for (size_t i = 0; i < NR_FIELDS && n + 1 < size; i++) {
+		if (!(rep->fields & FB(i)) || (FB(i) & skip) ||
+		    (rep->fields & fields[i].label_skip))
 			continue;
-		if ((f == G_DSO && (ctx->fields & G_SYMBOL)))
-			continue;	/* the symbol says enough */
-		group_cell(ctx, r, f, cell, sizeof(cell));
+		fields[i].cell(&fields[i], rep, r, cell, sizeof(cell));
 		n += (size_t)snprintf(buf + n, size - n, "%s%s",
 				      n ? "  " : "", cell);
 	}
@@ -70,17 +70,18 @@ static void row_label(const struct group_ctx *ctx, const struct grow *r,
 
 static int cmp_eip(const void *pa, const void *pb)
 {
-	const struct grow *a = pa, *b = pb;
+	const struct row *a = pa, *b = pb;
 
-	return a->eip < b->eip ? -1 : a->eip > b->eip;
+	return a->key[F_EIP] < b->key[F_EIP] ? -1 :
+		a->key[F_EIP] > b->key[F_EIP];
 }
 
-static void eip_histogram(FILE *f, const struct group_ctx *ctx,
-			  const struct grow *rows, const char *sub)
+static void eip_histogram(FILE *f, const struct report *rep,
+			  const char *sub)
 {
-	const size_t n = ctx->nrows < PLOT_MAX_BARS ? ctx->nrows :
+	const size_t n = rep->nrows < PLOT_MAX_BARS ? rep->nrows :
 		PLOT_MAX_BARS;
-	struct grow *v = malloc((n ? n : 1) * sizeof(*v));
+	struct row *v = malloc((n ? n : 1) * sizeof(*v));
 	const int left = 70, right = 20, top = 60, bottom = 110;
 	const int plot_h = 320, w = 1000, h = top + plot_h + bottom;
 	const double plot_w = w - left - right;
@@ -88,14 +89,14 @@ static void eip_histogram(FILE *f, const struct group_ctx *ctx,
 	char title[200];
 
 	snprintf(title, sizeof(title), "Samples by EIP, %s: %" PRIu64
-		 " samples%s", ctx->mode_title, ctx->total,
-		 ctx->nrows > n ? " (top EIPs)" : "");
+		 " samples%s", rep->mode_title, rep->total,
+		 rep->nrows > n ? " (top EIPs)" : "");
 	header(f, w, h, title, sub);
 	if (!v) {
 		fputs("</svg>\n", f);
 		return;
 	}
-	memcpy(v, rows, n * sizeof(*v));	/* the top n, by samples */
+	memcpy(v, rep->rows, n * sizeof(*v));	/* the top n, by samples */
 	qsort(v, n, sizeof(*v), cmp_eip);
 	for (size_t i = 0; i < n; i++)
 		if (v[i].samples > max)
@@ -120,30 +121,29 @@ static void eip_histogram(FILE *f, const struct group_ctx *ctx,
 			(double)max;
 		char label[600];
 
-		row_label(ctx, &v[i], G_EIP, label, sizeof(label));
+		row_label(rep, &v[i], FB(F_EIP), label, sizeof(label));
 		fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
 			"height=\"%.2f\" fill=\"steelblue\"><title>0x%" PRIx64
 			" ", x + bw * 0.1, top + plot_h - bh, bw * 0.8, bh,
-			v[i].eip);
+			v[i].key[F_EIP]);
 		xml_text(f, label);
 		fprintf(f, ": %" PRIu64 " samples, %.2f%%</title></rect>\n",
-			v[i].samples, report_percent(v[i].samples,
-						      ctx->total));
+			v[i].samples, fmt_percent(v[i].samples, rep->total));
 		/* Label about 25 bars along the axis. */
 		if (i % (n / 25 + 1) == 0)
 			fprintf(f, "<text x=\"%.2f\" y=\"%d\" " FONT
 				" transform=\"rotate(60 %.2f %d)\">0x%" PRIx64
 				"</text>\n", x + bw / 2, top + plot_h + 12,
-				x + bw / 2, top + plot_h + 12, v[i].eip);
+				x + bw / 2, top + plot_h + 12, v[i].key[F_EIP]);
 	}
 	free(v);
 	fputs("</svg>\n", f);
 }
 
-static void bar_chart(FILE *f, const struct group_ctx *ctx,
-		      const struct grow *rows, const char *sub)
+static void bar_chart(FILE *f, const struct report *rep, const char *sub)
 {
-	const size_t n = ctx->nrows < PLOT_MAX_ROWS ? ctx->nrows :
+	const struct row *rows = rep->rows;
+	const size_t n = rep->nrows < PLOT_MAX_ROWS ? rep->nrows :
 		PLOT_MAX_ROWS;
 	const int label_w = 420, left = label_w + 10, bar_max = 420;
 	const int row_h = 20, top = 60, w = left + bar_max + 150;
@@ -151,10 +151,10 @@ static void bar_chart(FILE *f, const struct group_ctx *ctx,
 	uint64_t max = n ? rows[0].samples : 1;
 	char title[300], t[160];
 
-	group_title(ctx->fields, t, sizeof(t));
+	fields_title(rep->fields, t, sizeof(t));
 	snprintf(title, sizeof(title), "%s, %s: %" PRIu64 " samples%s", t,
-		 ctx->mode_title, ctx->total,
-		 ctx->nrows > n ? " (top rows)" : "");
+		 rep->mode_title, rep->total,
+		 rep->nrows > n ? " (top rows)" : "");
 	header(f, w, h, title, sub);
 	for (size_t i = 0; i < n; i++) {
 		const int y = top + row_h * (int)i;
@@ -162,8 +162,8 @@ static void bar_chart(FILE *f, const struct group_ctx *ctx,
 			(double)(max ? max : 1);
 		char label[600], cut[64];
 
-		row_label(ctx, &rows[i], 0, label, sizeof(label));
-		report_sanitize(cut, sizeof(cut), label, 58);
+		row_label(rep, &rows[i], 0, label, sizeof(label));
+		fmt_sanitize(cut, sizeof(cut), label, 58);
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" " FONT
 			"><title>", label_w, y + 14);
 		xml_text(f, label);
@@ -174,8 +174,8 @@ static void bar_chart(FILE *f, const struct group_ctx *ctx,
 			row_h - 6);
 		fprintf(f, "<text x=\"%.2f\" y=\"%d\" " FONT ">%" PRIu64
 			" (%.2f%%)</text>\n", left + bw + 6, y + 14,
-			rows[i].samples, report_percent(rows[i].samples,
-							ctx->total));
+			rows[i].samples, fmt_percent(rows[i].samples,
+						     rep->total));
 	}
 	if (n == 0)
 		fprintf(f, "<text x=\"%d\" y=\"%d\" " FONT ">(no samples)"
@@ -183,9 +183,9 @@ static void bar_chart(FILE *f, const struct group_ctx *ctx,
 	fputs("</svg>\n", f);
 }
 
-int plot_write(const char *path, const struct group_ctx *ctx,
-	       const struct grow *rows, const char *file,
-	       const char *filters, char *err, size_t errsz)
+int plot_write(const char *path, const struct report *rep,
+	       const char *file, const char *filters, char *err,
+	       size_t errsz)
 {
 	FILE *f = fopen(path, "we");
 	char sub[700];
@@ -196,10 +196,10 @@ int plot_write(const char *path, const struct group_ctx *ctx,
 	}
 	snprintf(sub, sizeof(sub), "%s%s%s", file, filters[0] ? "; " : "",
 		 filters);
-	if ((ctx->fields & G_EIP) && !(ctx->fields & G_SYMBOLIZE))
-		eip_histogram(f, ctx, rows, sub);
+	if ((rep->fields & FB(F_EIP)) && !report_symbolized(rep))
+		eip_histogram(f, rep, sub);
 	else
-		bar_chart(f, ctx, rows, sub);
+		bar_chart(f, rep, sub);
 	if (ferror(f) | (fclose(f) != 0)) {
 		snprintf(err, errsz, "%s: write failed", path);
 		return -1;

@@ -10,14 +10,14 @@
 
 #include <stddef.h>
 
-#include "group.h"
+#include "report.h"
 
 #define PLOT_MAX_BARS	200	/* EIP histogram */
 #define PLOT_MAX_ROWS	40	/* horizontal bars */
 
 /* Write path. Returns 0, or -1 with err set. */
-int plot_write(const char *path, const struct group_ctx *ctx,
-	       const struct grow *rows, const char *file,
-	       const char *filters, char *err, size_t errsz);
+int plot_write(const char *path, const struct report *rep,
+	       const char *file, const char *filters, char *err,
+	       size_t errsz);
 
 #endif /* SLEEPY_PARSE_PLOT_H */

@@ -1,30 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
-/* report: sorted reports of sample counts, text or CSV; see report.h. */
+/* report: the report engine; see report.h. */
+#define _GNU_SOURCE		/* qsort_r */
 #include "report.h"
 
-#include <inttypes.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
-#define TEXT_COLUMNS	80
-#define GAP		2	/* spaces between text columns */
-#define MIN_KEY_WIDTH	8
-#define LABEL_MAX	256	/* a key column cell, before it is cut */
+const struct layout report_plain = { 0 };
 
-struct row {
-	uint64_t samples;
-	uint64_t ip;
-	uint32_t appid;
-	uint32_t nappids;		/* REPORT_APP: appids in the row */
-	const struct appid_info *info;	/* NULL: no APPID record, or no appid */
+/* The paper's base reports. */
+static const struct layout base_layouts[] = {
+	{
+		.fields = FB(F_APPID) | FB(F_EIP),
+		.csv_always = FB(F_EIP), .pad_flex = true,
+	},
+	{
+		.fields = FB(F_APPID),
+		.extra = &column_pid, .extra_after = FB(F_APPID),
+		.csv_always = FB(F_EIP), .pad_flex = true,
+	},
+	{
+		.fields = FB(F_APP), .title = "application (all instances)",
+		.extra = &column_appids, .extra_after = FB(F_APP),
+		.csv_always = FB(F_EIP), .pad_flex = true,
+	},
+	{
+		.fields = FB(F_EIP),
+		.csv_always = FB(F_EIP), .pad_flex = true,
+	},
 };
 
-void report_key_masks(enum report_by by, struct count_mask *m)
+const struct layout *report_layout(unsigned int fields)
 {
-	m->a = by == REPORT_EIP ? 0 : MASK_APPID;
-	m->ip = by == REPORT_APPID_EIP || by == REPORT_EIP ? UINT64_MAX : 0;
-	m->b = 0;
+	for (size_t i = 0; i < sizeof(base_layouts) / sizeof(base_layouts[0]);
+	     i++)
+		if (base_layouts[i].fields == fields)
+			return &base_layouts[i];
+	return &report_plain;
+}
+
+bool report_symbolized(const struct report *rep)
+{
+	return fields_with(rep->fields, FIELD_SYMBOLS) != 0;
+}
+
+size_t report_shown(const struct report *rep)
+{
+	return rep->top && rep->nrows > rep->top ? rep->top : rep->nrows;
 }
 
 /* ------------------------------------------------------------ ordering */
@@ -34,357 +57,177 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-static int cmp_appid_key(const struct row *a, const struct row *b)
+/* Display order: samples, most first, then the fields' order. */
+static int cmp_order(const void *pa, const void *pb, void *arg)
 {
-	return appids_order(a->info, a->appid, b->info, b->appid, false);
-}
-
-static int cmp_rows(const void *pa, const void *pb)
-{
+	const struct report *rep = arg;
 	const struct row *a = pa, *b = pb;
-	int c = cmp_u64(b->samples, a->samples);	/* most first */
+	int c = cmp_u64(b->samples, a->samples);
 
-	if (c)
-		return c;
-	c = cmp_appid_key(a, b);	/* equal appids in REPORT_EIP */
-	return c ? c : cmp_u64(a->ip, b->ip);
+	for (size_t i = 0; !c && i < rep->nby; i++)
+		c = rep->by[i]->order(rep->by[i], a, b, rep);
+	return c;
 }
 
-static int cmp_rows_by_key(const void *pa, const void *pb)
+/* ------------------------------------------------------------ building */
+
+/* The symbol of an entry's (appid, ip) into r, counted by outcome. */
+static int symbolize_row(struct report *rep, struct row *r,
+			 const struct count_entry *e)
 {
-	return cmp_appid_key(pa, pb);
+	struct symres s;
+
+	if (symbolize(rep->sym, CE_APPID(e), e->ip, &s))
+		return -1;
+	r->key[F_DSO] = s.dso;
+	r->key[F_SYMBOL] = s.sym;
+	r->key[F_LINE] = s.line;
+	r->kind = s.kind;
+	r->reason = s.reason;
+	if (s.kind == KIND_UNRESOLVED)
+		rep->unresolved[s.reason] += e->count;
+	if (e->ip >= KERNEL_IP_MIN) {
+		rep->kernel += e->count;
+		if (s.kind != KIND_UNRESOLVED)
+			rep->kernel_resolved += e->count;
+	}
+	return 0;
 }
 
-/* ------------------------------------------------------------ rows */
-
-/* The rows of a report, sorted; NULL when out of memory. */
-static struct row *build_rows(const struct report_ctx *ctx,
-			      enum report_by by,
-			      const struct count_table *counts, size_t *np)
+/* An entry's row: its fields in order, symbolized before the first field
+ * that needs it. */
+static int make_row(struct report *rep, struct row *r,
+		    const struct count_entry *e)
 {
-	struct count_table projected;
-	struct count_entry *entries;
-	struct count_mask mask;
-	struct row *rows;
-	size_t n;
+	bool symbolized = false;
 
-	report_key_masks(by, &mask);
-	if (counts_init(&projected))
-		return NULL;
-	if (counts_project(counts, &projected, &mask)) {
-		counts_free(&projected);
-		return NULL;
-	}
-	entries = counts_entries(&projected);
-	n = projected.used;
-	counts_free(&projected);
-	if (!entries)
-		return NULL;
-	rows = calloc(n ? n : 1, sizeof(*rows));
-	if (!rows) {
-		free(entries);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		rows[i].samples = entries[i].count;
-		rows[i].ip = entries[i].ip;
-		rows[i].appid = CE_APPID(&entries[i]);
-		rows[i].nappids = 1;
-		if (by != REPORT_EIP)
-			rows[i].info = appids_find(ctx->appids,
-						   rows[i].appid);
-	}
-	free(entries);
+	r->samples = e->count;
+	r->nappids = 1;
+	rep->total += e->count;
+	for (size_t i = 0; i < rep->nby; i++) {
+		const struct field *f = rep->by[i];
 
-	if (by == REPORT_APP && n > 0) {
-		/* Merge the appids of each name (known names only). */
-		size_t out = 0;
-
-		qsort(rows, n, sizeof(*rows), cmp_rows_by_key);
-		for (size_t i = 1; i < n; i++) {
-			struct row *last = &rows[out];
-
-			if (last->info && rows[i].info &&
-			    !strcmp(last->info->name, rows[i].info->name)) {
-				last->samples += rows[i].samples;
-				last->nappids++;
-			} else {
-				rows[++out] = rows[i];
-			}
+		if ((f->flags & FIELD_SYMBOLS) && !symbolized) {
+			if (symbolize_row(rep, r, e))
+				return -1;
+			symbolized = true;
 		}
-		n = out + 1;
+		if (f->extract && f->extract(f, rep, r, e))
+			return -1;
 	}
-	qsort(rows, n, sizeof(*rows), cmp_rows);
-	*np = n;
-	return rows;
+	return 0;
 }
 
-double report_percent(uint64_t part, uint64_t total)
+static uint64_t row_hash(const struct report *rep, const struct row *r)
 {
-	if (total == 0)
-		return 0.0;
-	/* part * 100 is exact below 2^53: one correctly rounded division. */
-	if (part <= UINT64_MAX / 100)
-		return (double)(part * 100) / (double)total;
-	return (double)part * 100.0 / (double)total;
-}
+	uint64_t h = 0;
 
-/* ------------------------------------------------------------ text */
-
-void report_sanitize(char *dst, size_t dst_size, const char *s,
-		     size_t width)
-{
-	size_t len = strlen(s), keep = len, i;
-
-	if (width >= dst_size)
-		width = dst_size - 1;
-	if (len > width)
-		keep = width > 3 ? width - 3 : width;
-	for (i = 0; i < keep; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		dst[i] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+	for (size_t i = 0; i < rep->nby; i++) {
+		h = (h ^ ROW_KEY(r, rep->by[i])) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
 	}
-	if (len > width && width > 3) {
-		memcpy(dst + i, "...", 3);
-		i += 3;
-	}
-	dst[i] = '\0';
+	return h;
 }
 
-/* The #instance suffix of a row's key cell, "" for none. */
-static void key_suffix(char *buf, size_t size, enum report_by by,
-		       const struct row *r)
+static bool same_keys(const struct report *rep, const struct row *a,
+		      const struct row *b)
 {
-	buf[0] = '\0';
-	if (r->info && by != REPORT_APP)
-		snprintf(buf, size, "#%" PRIu32, r->info->instance);
-}
-
-/* The width of a row's key cell, uncut. */
-static size_t key_width(enum report_by by, const struct row *r)
-{
-	char suffix[16], buf[32];
-
-	if (!r->info)
-		return (size_t)snprintf(buf, sizeof(buf), "?appid=%" PRIu32,
-					r->appid);
-	key_suffix(suffix, sizeof(suffix), by, r);
-	return strlen(r->info->name) + strlen(suffix);
+	for (size_t i = 0; i < rep->nby; i++)
+		if (ROW_KEY(a, rep->by[i]) != ROW_KEY(b, rep->by[i]))
+			return false;
+	return true;
 }
 
 /*
- * A row's key cell, at most width columns: name#instance, name (REPORT_APP)
- * or ?appid=N. A long name is cut, keeping the #instance.
+ * Merge the rows of equal keys into the first of them, through a hash
+ * table of the rows kept. Returns how many are left, or -1 when out of
+ * memory.
  */
-static void key_cell(char *buf, size_t size, enum report_by by,
-		     const struct row *r, size_t width)
+static ssize_t merge(const struct report *rep, struct row *rows, size_t n)
 {
-	char suffix[16], label[32];
-	size_t n;
+	size_t nslots = 16, kept = 0;
+	size_t *slots;		/* a kept row's index + 1; 0: free */
 
-	if (!r->info) {
-		snprintf(label, sizeof(label), "?appid=%" PRIu32, r->appid);
-		report_sanitize(buf, size, label, width);
-		return;
-	}
-	key_suffix(suffix, sizeof(suffix), by, r);
-	n = strlen(suffix);
-	report_sanitize(buf, size - n, r->info->name,
-			width > n ? width - n : 0);
-	strcat(buf, suffix);
-}
-
-static int digits(uint64_t v)
-{
-	char buf[24];
-
-	return snprintf(buf, sizeof(buf), "%" PRIu64, v);
-}
-
-static int max_int(int a, int b)
-{
-	return a > b ? a : b;
-}
-
-static void text_report(const struct report_ctx *ctx, enum report_by by,
-			const struct row *rows, size_t n, uint64_t total)
-{
-	static const char *const titles[] = {
-		[REPORT_APPID_EIP] = "Samples by appid and EIP",
-		[REPORT_APPID] = "Samples by appid",
-		[REPORT_APP] = "Samples by application (all instances)",
-		[REPORT_EIP] = "Samples by EIP",
-	};
-	const bool has_key = by != REPORT_EIP;
-	const bool has_eip = by == REPORT_APPID_EIP || by == REPORT_EIP;
-	const char *key_head = by == REPORT_APP ? "app" : "appid";
-	const char *extra_head = by == REPORT_APPID ? "pid" :
-		by == REPORT_APP ? "appids" : NULL;
-	int w_samples = (int)strlen("samples"), w_pct = (int)strlen("percent");
-	int w_key = (int)strlen(key_head), w_extra = 0, w_eip = 3, fixed;
-	char cell[LABEL_MAX];
-
-	fprintf(ctx->out, "%s, %s: %" PRIu64 " samples\n", titles[by],
-		ctx->mode_title, total);
-	if (n == 0) {
-		fprintf(ctx->out, "  (none)\n");
-		return;
-	}
-
-	/* Column widths; the key column takes what is left of 80. */
-	if (extra_head)
-		w_extra = (int)strlen(extra_head);
-	for (size_t i = 0; i < n; i++) {
-		const struct row *r = &rows[i];
-
-		w_samples = max_int(w_samples, digits(r->samples));
-		if (has_key && key_width(by, r) < LABEL_MAX)
-			w_key = max_int(w_key, (int)key_width(by, r));
-		else if (has_key)
-			w_key = LABEL_MAX;
-		if (by == REPORT_APPID && r->info)
-			w_extra = max_int(w_extra, digits(r->info->pid));
-		if (by == REPORT_APP)
-			w_extra = max_int(w_extra, digits(r->nappids));
-		if (has_eip)
-			w_eip = max_int(w_eip, snprintf(cell, sizeof(cell),
-							"0x%" PRIx64, r->ip));
-	}
-	fixed = w_samples + GAP + w_pct;
-	if (extra_head)
-		fixed += GAP + w_extra;
-	if (has_eip)
-		fixed += GAP + w_eip;
-	if (has_key) {
-		w_key = w_key < TEXT_COLUMNS - GAP - fixed ? w_key :
-			TEXT_COLUMNS - GAP - fixed;
-		w_key = max_int(w_key, MIN_KEY_WIDTH);
-		if (w_key >= LABEL_MAX)
-			w_key = LABEL_MAX - 1;
-	}
-
-	/* The heading row, then one row per key. */
-	fprintf(ctx->out, "%*s%*s%*s", w_samples, "samples", GAP, "", w_pct,
-		"percent");
-	if (has_key)
-		fprintf(ctx->out, "%*s%-*s", GAP, "", has_eip || extra_head ?
-			w_key : 0, key_head);
-	if (extra_head)
-		fprintf(ctx->out, "%*s%*s", GAP, "", w_extra, extra_head);
-	if (has_eip)
-		fprintf(ctx->out, "%*s%s", GAP, "", "eip");
-	fputc('\n', ctx->out);
-
-	for (size_t i = 0; i < n; i++) {
-		const struct row *r = &rows[i];
-
-		fprintf(ctx->out, "%*" PRIu64 "%*s%*.2f%%", w_samples,
-			r->samples, GAP, "", w_pct - 1,
-			report_percent(r->samples, total));
-		if (has_key) {
-			key_cell(cell, sizeof(cell), by, r, (size_t)w_key);
-			fprintf(ctx->out, "%*s%-*s", GAP, "",
-				has_eip || extra_head ? w_key : 0, cell);
-		}
-		if (by == REPORT_APPID) {
-			if (r->info)
-				fprintf(ctx->out, "%*s%*" PRIu32, GAP, "",
-					w_extra, r->info->pid);
-			else
-				fprintf(ctx->out, "%*s%*s", GAP, "", w_extra,
-					"-");
-		}
-		if (by == REPORT_APP)
-			fprintf(ctx->out, "%*s%*" PRIu32, GAP, "", w_extra,
-				r->nappids);
-		if (has_eip)
-			fprintf(ctx->out, "%*s0x%" PRIx64, GAP, "", r->ip);
-		fputc('\n', ctx->out);
-	}
-}
-
-/* ------------------------------------------------------------ CSV */
-
-/* A CSV field, quoted (RFC 4180) when it holds , " CR or LF. */
-static void csv_field(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-void report_csv_field(FILE *out, const char *s)
-{
-	csv_field(out, s);
-}
-
-void report_csv_header(const struct report_ctx *ctx)
-{
-	fputs("app,instance,pid,mode,eip,samples,percent\n", ctx->out);
-}
-
-static void csv_report(const struct report_ctx *ctx, enum report_by by,
-		       const struct row *rows, size_t n, uint64_t total)
-{
-	const bool per_appid = by == REPORT_APPID_EIP || by == REPORT_APPID;
-	const bool has_eip = by == REPORT_APPID_EIP || by == REPORT_EIP;
-	char label[32];
-
-	for (size_t i = 0; i < n; i++) {
-		const struct row *r = &rows[i];
-
-		/* app */
-		if (by == REPORT_EIP)
-			label[0] = '\0';
-		else if (!r->info)
-			snprintf(label, sizeof(label), "?appid=%" PRIu32,
-				 r->appid);
-		csv_field(ctx->out, by != REPORT_EIP && r->info ?
-			  r->info->name : label);
-		/* instance, pid */
-		if (per_appid && r->info)
-			fprintf(ctx->out, ",%" PRIu32 ",%" PRIu32,
-				r->info->instance, r->info->pid);
-		else
-			fputs(",,", ctx->out);
-		fputc(',', ctx->out);
-		csv_field(ctx->out, ctx->mode);
-		fputc(',', ctx->out);
-		if (has_eip)
-			fprintf(ctx->out, "0x%" PRIx64, r->ip);
-		fprintf(ctx->out, ",%" PRIu64 ",%.2f\n", r->samples,
-			report_percent(r->samples, total));
-	}
-}
-
-int report_print(const struct report_ctx *ctx, enum report_by by,
-		 const struct count_table *counts, uint64_t total)
-{
-	size_t n = 0, all;
-	struct row *rows = build_rows(ctx, by, counts, &n);
-
-	if (!rows)
+	while (nslots < 2 * n)
+		nslots *= 2;
+	slots = calloc(nslots, sizeof(*slots));
+	if (!slots)
 		return -1;
-	all = n;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = row_hash(rep, &rows[i]) & (nslots - 1);
+		struct row *r;
 
-	if (ctx->top && n > ctx->top)
-		n = ctx->top;
-	if (ctx->format == REPORT_CSV) {
-		csv_report(ctx, by, rows, n, total);
-	} else {
-		text_report(ctx, by, rows, n, total);
-		if (n < all)
-			fprintf(ctx->out, "  (top %zu of %zu rows)\n", n, all);
+		while (slots[j] && !same_keys(rep, &rows[slots[j] - 1],
+					      &rows[i]))
+			j = (j + 1) & (nslots - 1);
+		if (!slots[j]) {
+			rows[kept] = rows[i];
+			slots[j] = ++kept;
+			continue;
+		}
+		r = &rows[slots[j] - 1];
+		r->samples += rows[i].samples;
+		if (rows[i].appid != r->appid)
+			r->nappids++;
 	}
-	free(rows);
+	free(slots);
+	return (ssize_t)kept;
+}
+
+/* Whether key bits m keep more than n. */
+static bool wider(const struct count_mask *m, const struct count_mask *n)
+{
+	return (m->ip & ~n->ip) || (m->a & ~n->a) || (m->b & ~n->b);
+}
+
+static int build_rows(struct report *rep, const struct count_entry *entries,
+		      size_t n)
+{
+	rep->rows = calloc(n ? n : 1, sizeof(*rep->rows));
+	if (!rep->rows)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (make_row(rep, &rep->rows[i], &entries[i]))
+			return -1;
 	return 0;
+}
+
+int report_build(struct report *rep, const struct count_entry *entries,
+		 size_t n)
+{
+	const struct count_mask need = fields_need(rep->fields);
+	ssize_t kept;
+
+	rep->total = 0;
+	memset(rep->unresolved, 0, sizeof(rep->unresolved));
+	rep->unresolved_lines = 0;
+	rep->kernel = rep->kernel_resolved = 0;
+	rep->nby = 0;
+	for (size_t i = 0; i < NR_FIELDS; i++)
+		if (rep->fields & FB(i))
+			rep->by[rep->nby++] = &fields[i];
+	if (build_rows(rep, entries, n)) {
+		report_free(rep);
+		return -1;
+	}
+	/* Entries keyed by just what the fields need give distinct rows,
+	 * unless a field merges them (app, symbols). */
+	if (wider(&rep->keys, &need) || fields_with(rep->fields, FIELD_MERGES))
+		kept = merge(rep, rep->rows, n);
+	else
+		kept = (ssize_t)n;
+	if (kept < 0) {
+		report_free(rep);
+		return -1;
+	}
+	rep->nrows = (size_t)kept;
+	qsort_r(rep->rows, rep->nrows, sizeof(*rep->rows), cmp_order, rep);
+	return 0;
+}
+
+void report_free(struct report *rep)
+{
+	free(rep->rows);
+	rep->rows = NULL;
+	rep->nrows = 0;
 }

@@ -1,66 +1,74 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report: turn sample counts into sorted reports, as aligned text (at most
- * 80 columns) or CSV.
+ * report: the report engine. A report is a grouping (a set of fields, see
+ * fields.h) of the filtered count entries: each entry is symbolized if a
+ * field needs it, its key fields are extracted into a row, rows with equal
+ * keys are merged, then sorted by samples, most first, ties by key.
  *
- * Rows are sorted by samples, most first; ties by key: appids by name
- * (bytewise), instance, then number, appids without an APPID record
- * ("?appid=N") after the others by number; then by EIP.
+ * A layout (struct layout) carries what a grouping's text and CSV show
+ * besides its fields. The SLEEPY paper's base reports (appid and EIP,
+ * appid, app, EIP) keep their own: a title, an extra text column (the
+ * appid's pid, the app's number of appids), key columns at least 8 wide,
+ * and an "eip" CSV column even when not grouped by EIP. Every other
+ * grouping, and JSON, uses the plain layout.
  */
 #ifndef SLEEPY_PARSE_REPORT_H
 #define SLEEPY_PARSE_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "appids.h"
 #include "counts.h"
+#include "fields.h"
+#include "strtab.h"
+#include "symbolize.h"
 
-enum report_by {
-	REPORT_APPID_EIP,	/* appid and EIP */
-	REPORT_APPID,		/* appid: name#instance */
-	REPORT_APP,		/* binary name, all instances together */
-	REPORT_EIP,		/* EIP alone */
+struct layout {
+	unsigned int fields;	/* the grouping it serves (0: any) */
+	const char *title;	/* text: after "Samples by "; NULL: fields' */
+	const struct field *extra;	/* text: a column after ... */
+	unsigned int extra_after;	/* ... this field */
+	unsigned int csv_always;	/* CSV columns shown when not grouped */
+	bool pad_flex;		/* text: flexible columns padded to 8 */
 };
 
-enum report_format {
-	REPORT_TEXT,
-	REPORT_CSV,
-};
+/* The layout of a grouping in text and CSV (JSON: report_plain). */
+const struct layout *report_layout(unsigned int fields);
+extern const struct layout report_plain;
 
-struct report_ctx {
-	FILE *out;
-	enum report_format format;
+struct report {
+	/* Set by the caller: */
+	unsigned int fields;	/* FB(F_*), normalized */
+	struct count_mask keys;	/* the key bits of the entries */
+	const struct layout *layout;
 	const struct appid_table *appids;
-	const char *mode;	/* "user", ..., "all": the CSV mode column */
+	struct strtab *names;
+	struct symbolizer *sym;	/* when a field needs symbols */
+	const char *mode;	/* the --mode filter: "user", ..., "all" */
 	const char *mode_title;	/* "user mode", ..., "all modes" */
-	size_t top;		/* print at most this many rows; 0: all */
+	size_t top;		/* 0: all rows */
+	/* Set by report_build(): */
+	struct row *rows;	/* sorted */
+	size_t nrows;		/* before --top */
+	uint64_t total;		/* samples in the rows */
+	uint64_t unresolved[NR_REASONS];	/* samples, by reason */
+	uint64_t unresolved_lines;	/* F_LINE: samples without a line */
+	uint64_t kernel, kernel_resolved;	/* samples at kernel IPs */
+	const struct field *by[NR_FIELDS];	/* the fields, in order */
+	size_t nby;
 };
 
 /*
- * Which key fields a report needs in its counts: appid, ip or both.
- * A table keyed by more fields serves too (they are summed away).
+ * The rows of n entries (their keys, rep->keys, must hold what the fields
+ * need). Returns 0, or -1 when out of memory.
  */
-void report_key_masks(enum report_by by, struct count_mask *m);
-
-/* The CSV header row. */
-void report_csv_header(const struct report_ctx *ctx);
-
-/*
- * Print one report of counts (total: the samples in it, all keys).
- * Returns 0, or -1 when out of memory.
- */
-int report_print(const struct report_ctx *ctx, enum report_by by,
-		 const struct count_table *counts, uint64_t total);
-
-/* part as a percentage of total (0 for an empty total). */
-double report_percent(uint64_t part, uint64_t total);
-
-/* A CSV field, quoted (RFC 4180) when it holds , " CR or LF. */
-void report_csv_field(FILE *out, const char *s);
-
-/* s with control and non-ASCII bytes as '?', cut to fit width columns. */
-void report_sanitize(char *dst, size_t dst_size, const char *s,
-		     size_t width);
+int report_build(struct report *rep, const struct count_entry *entries,
+		 size_t n);
+void report_free(struct report *rep);
+/* The rows shown: at most --top. */
+size_t report_shown(const struct report *rep);
+/* Whether its fields need symbols. */
+bool report_symbolized(const struct report *rep);
 
 #endif /* SLEEPY_PARSE_REPORT_H */

@@ -11,7 +11,7 @@
 
 #include <sqlite3.h>
 
-#include "group.h"
+#include "fields.h"
 
 static const char schema[] =
 	"PRAGMA journal_mode = OFF;\n"

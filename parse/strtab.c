@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+
 static uint64_t hash_bytes(const char *s, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
@@ -55,7 +57,7 @@ void strtab_free(struct strtab *t)
 uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t len)
 {
 	size_t j = hash_bytes(s, len) & t->mask;
-	char *copy;
+	char *copy, **grown;
 
 	for (; t->index[j]; j = (j + 1) & t->mask) {
 		const char *v = t->v[t->index[j] - 1];
@@ -65,15 +67,10 @@ uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t len)
 	}
 	if (t->n >= UINT32_MAX - 2)
 		return STRTAB_NOMEM;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		char **v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return STRTAB_NOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	grown = array_room(t->v, &t->cap, t->n, sizeof(*grown), 256);
+	if (!grown)
+		return STRTAB_NOMEM;
+	t->v = grown;
 	copy = malloc(len + 1);
 	if (!copy)
 		return STRTAB_NOMEM;

@@ -11,19 +11,17 @@ percentages relative to the filtered set.
 import collections
 import csv
 import io
-import itertools
 import json
 import random
 import re
 import subprocess
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
 import sleepyfile as sf
+from conftest import TOP
 
-TOP = Path(__file__).resolve().parent.parent
 MODE_NAMES = ["user", "kernel", "irq", "idle"]
 
 # appid -> (name, instance, pid); appid 9 has samples but no record.

@@ -18,18 +18,15 @@ import csv
 import io
 import json
 import re
-import shutil
 import struct
 import subprocess
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 import sleepyfile as sf
-from conftest import make_parse
+from conftest import TOP
 
-TOP = Path(__file__).resolve().parent.parent
 DOC = TOP / "Documentation" / "parse.md"
 PAGE = 0x1000
 
@@ -1040,8 +1037,8 @@ def test_mapped_paths_that_are_not_elf_files(parse_bin, tmp_path):
 
 
 @pytest.fixture(scope="session")
-def guest_parse(tmp_path_factory):
-    return make_parse(tmp_path_factory, "guest")
+def guest_parse(user_build):
+    return user_build("parse", "guest") / "guest" / "parse"
 
 
 def test_static_guest_parse_symbolizes_like_the_host(parse_bin, guest_parse,

@@ -5,21 +5,25 @@ import subprocess
 import pytest
 
 import sleepyread
-from conftest import BUILD, TOP
 
-SYNTH = BUILD / "user" / "host" / "synth_big"
-GUEST = BUILD / "user" / "guest"
-ELFS = [GUEST / "btree", GUEST / "hotpie", GUEST / "libhot.so"]
+# The real ELF files the sessions name, in the OUT of user_build.
+ELFS = ["guest/btree", "guest/hotpie", "guest/libhot.so"]
 
 
 @pytest.fixture(scope="module")
-def synth():
-    r = subprocess.run(["make", "-s", "-C", str(TOP / "tests" / "progs"),
-                        f"OUT={BUILD / 'user'}",
-                        f"KERNEL_UAPI={BUILD / 'uapi'}", "all", "host"],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    return SYNTH
+def out(user_build):
+    user_build("bench", "all")
+    return user_build("tests/progs", "all", "host")
+
+
+@pytest.fixture(scope="module")
+def synth(out):
+    return out / "host" / "synth_big"
+
+
+@pytest.fixture(scope="module")
+def elfs(out):
+    return [out / e for e in ELFS]
 
 
 def gen(synth, out, *args):
@@ -28,14 +32,14 @@ def gen(synth, out, *args):
     return r
 
 
-def test_deterministic_and_valid(synth, tmp_path):
+def test_deterministic_and_valid(synth, elfs, parse_bin, tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     for f in (a, b):
-        r = gen(synth, f, "--samples", 20000, "--appids", 7, *ELFS)
+        r = gen(synth, f, "--samples", 20000, "--appids", 7, *elfs)
         assert r.returncode == 0, r.stderr
     assert a.read_bytes() == b.read_bytes()
     c = tmp_path / "c"
-    gen(synth, c, "--samples", 20000, "--appids", 7, "--seed", 2, *ELFS)
+    gen(synth, c, "--samples", 20000, "--appids", 7, "--seed", 2, *elfs)
     assert c.read_bytes() != a.read_bytes()
 
     s = sleepyread.read(a)
@@ -48,7 +52,7 @@ def test_deterministic_and_valid(synth, tmp_path):
     # Every mapping is an executable segment of a named file, with its
     # build-id; every user address falls in one of its appid's mappings.
     for m in s.mmaps:
-        assert m["path"] in map(str, ELFS)
+        assert m["path"] in map(str, elfs)
         assert m["build_id"] == sleepyread.build_id(m["path"])
     maps = {}
     for m in s.mmaps:
@@ -63,19 +67,20 @@ def test_deterministic_and_valid(synth, tmp_path):
              (tmp_path / "a.kallsyms").read_text().splitlines()]
     assert ksyms == sorted(ksyms) and len(ksyms) > 1000
     assert all(ksyms[0] <= x["ip"] < ksyms[-1] for x in kernel)
-    r = subprocess.run([str(BUILD / "user" / "host" / "parse"), "--mode",
-                        "all", str(a)], capture_output=True, text=True)
+    r = subprocess.run([str(parse_bin), "--mode", "all", str(a)],
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["--samples", "0", str(ELFS[0])], "not a positive number"),
+    (["--samples", "0", "{elf}"], "not a positive number"),
     (["--samples", "10"], "at least one ELF file"),
     (["--samples", "10", "/etc/passwd"], "not an ELF file"),
     (["--samples", "10", "/nonexistent"], "No such file"),
 ])
-def test_errors(synth, tmp_path, args, msg):
-    r = gen(synth, tmp_path / "x", *args)
+def test_errors(synth, elfs, tmp_path, args, msg):
+    r = gen(synth, tmp_path / "x",
+            *(a.replace("{elf}", str(elfs[0])) for a in args))
     assert r.returncode != 0
     assert r.stderr.startswith("synth_big: ") and msg in r.stderr
     assert r.stderr.count("\n") == 1

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * options: parse's command line, through getopt_long with one table of
+ * options; see options.h.
+ *
+ * getopt_long runs in order ("-" first in its option string, so that FILE
+ * may come anywhere) and silently (":"). Each argument is checked before
+ * getopt_long reads it, so that only an option's full name is accepted (no
+ * abbreviations, no "=" after an option without a value) and every error
+ * is ours, with its own message.
+ */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "fields.h"
+#include "reader.h"
+
+#define PROG "parse"
+#include "die.h"
+
+static const char usage_text[] =
+	"usage: parse [--by FIELDS] [filters] [--format text|csv|json] [--top N]\n"
+	"             [--symfs DIR] [--kallsyms FILE | --vmlinux FILE]\n"
+	"             [--sqlite OUT.db] [--plot OUT.svg] [--annotate SYMBOL]\n"
+	"             FILE\n"
+	"\n"
+	"Report the samples of a sleepy session file (\"-\" reads standard\n"
+	"input). Without --by, the SLEEPY paper's two reports: samples per\n"
+	"appid and EIP, and per appid.\n"
+	"\n"
+	"  --by FIELDS     group by a comma-separated list of:\n"
+	"                  appid-eip  per appid (NAME#INSTANCE) and EIP\n"
+	"                  appid      per appid\n"
+	"                  app        per application (all its instances)\n"
+	"                  eip        per instruction pointer\n"
+	"                  symbol     per function (with its dso)\n"
+	"                  dso        per executable or library\n"
+	"                  line       per source line (with dso and symbol)\n"
+	"                  cpu, mode  per CPU, per mode\n"
+	"                  e.g. --by appid,symbol or --by app,dso,symbol\n"
+	"  --mode MODE     the samples counted: where the tick found the CPU,\n"
+	"                  user (default), kernel (in the kernel for a process),\n"
+	"                  irq, idle, or all\n"
+	"  --app NAME      only appids of this binary name\n"
+	"  --appid NAME#I  only this appid\n"
+	"  --pid N         only samples of this process (thread group id)\n"
+	"  --cpu N         only samples taken on this CPU\n"
+	"  --from S, --to S  only samples from S seconds after the session\n"
+	"                  start (inclusive) to S seconds (exclusive)\n"
+	"  --top N         print the N rows with the most samples\n"
+	"  --format FMT    text (default: aligned columns with a summary of\n"
+	"                  the session), csv or json\n"
+	"  --symfs DIR     look the session's binaries up under DIR\n"
+	"  --kallsyms F    kernel symbols from a /proc/kallsyms copy (default:\n"
+	"                  FILE.kallsyms next to the session file)\n"
+	"  --vmlinux F     kernel symbols from an uncompressed kernel image\n"
+	"  --sqlite OUT.db also write the session to an SQLite database\n"
+	"  --slice-ms N    its time slices (default 100 ms)\n"
+	"  --plot OUT.svg  also draw the report as an SVG histogram\n"
+	"  --annotate SYM  disassemble function SYM with samples per\n"
+	"                  instruction, instead of a report\n"
+	"  -h, --help      this text\n"
+	"\n"
+	"Rows are sorted by samples, most first; percentages are of the\n"
+	"samples that pass the filters. Appids without an APPID record show\n"
+	"as ?appid=N. See Documentation/parse.md. Exit status: 0 done, 1 I/O\n"
+	"error, 2 usage error or an invalid file.\n";
+
+/* The --by vocabulary, as --help presents it. */
+static const char by_list[] = "app, appid, eip, appid-eip, symbol, dso, "
+	"line, cpu, mode, or a comma-separated list";
+
+static const char *const format_names[NR_FORMATS] = {
+	[FORMAT_TEXT] = "text", [FORMAT_CSV] = "csv", [FORMAT_JSON] = "json",
+};
+
+enum option_id {
+	OPT_BY = 256, OPT_MODE, OPT_FORMAT, OPT_APP, OPT_APPID, OPT_PID,
+	OPT_CPU, OPT_FROM, OPT_TO, OPT_TOP, OPT_SYMFS, OPT_KALLSYMS,
+	OPT_VMLINUX, OPT_SQLITE, OPT_SLICE_MS, OPT_PLOT, OPT_ANNOTATE,
+};
+
+static const struct option options[] = {
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "app", required_argument, NULL, OPT_APP },
+	{ "appid", required_argument, NULL, OPT_APPID },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+	{ "sqlite", required_argument, NULL, OPT_SQLITE },
+	{ "slice-ms", required_argument, NULL, OPT_SLICE_MS },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "annotate", required_argument, NULL, OPT_ANNOTATE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Options that exclude each other (like util-linux's ul_excl_t). */
+static const int exclusive[][2] = {
+	{ OPT_KALLSYMS, OPT_VMLINUX },
+};
+
+#define SEEN(id)	(1u << ((id) - OPT_BY))
+
+/* ------------------------------------------------------------ values */
+
+/* The index of val among n names; dies listing them if none. */
+static int choose(const char *opt, const char *val, const char *const *names,
+		  size_t n)
+{
+	char list[128];
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(val, names[i]))
+			return (int)i;
+	list[0] = '\0';
+	for (size_t i = 0; i < n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len,
+					"%s%s", i ? ", " : "", names[i]);
+	die(2, "%s: unknown value '%s' (one of: %s)", opt, val, list);
+}
+
+static unsigned long long number(const char *opt, const char *v,
+				 unsigned long long max)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	if (!*v || *v < '0' || *v > '9')
+		die(2, "%s: invalid number '%s'", opt, v);
+	x = strtoull(v, &end, 10);
+	if (*end || errno || x > max)
+		die(2, "%s: invalid number '%s'", opt, v);
+	return x;
+}
+
+static uint64_t seconds(const char *opt, const char *v)
+{
+	double x;
+	char *end;
+
+	errno = 0;
+	x = strtod(v, &end);
+	if (!*v || *end || errno || !(x >= 0) || x > 1e9)
+		die(2, "%s: invalid number of seconds '%s'", opt, v);
+	return (uint64_t)(x * 1e9 + 0.5);
+}
+
+/* --by's comma-separated list: its fields, normalized. */
+static unsigned int parse_by(const char *opt, const char *v)
+{
+	char *copy = strdup(v), *save = NULL, *tok;
+	const struct field *a, *b;
+	unsigned int set = 0, f;
+
+	if (!copy)
+		die(1, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		f = fields_lookup(tok);
+		if (!f)
+			die(2, "%s: unknown value '%s' (one of: %s)", opt, tok,
+			    by_list);
+		set |= f;
+	}
+	free(copy);
+	if (!set)
+		die(2, "%s: unknown value '%s' (one of: %s)", opt, v, by_list);
+	if (fields_conflict(set, &a, &b))
+		die(2, "%s: %s and %s exclude each other", opt, a->name,
+		    b->name);
+	return fields_normalize(set);
+}
+
+static int parse_mode(const char *opt, const char *v)
+{
+	const char *names[NR_MODES + 1];
+	int m;
+
+	for (unsigned int i = 0; i < NR_MODES; i++)
+		names[i] = sleepy_mode_name(i);
+	names[NR_MODES] = "all";
+	m = choose(opt, v, names, NR_MODES + 1);
+	return m == NR_MODES ? MODE_ALL : m;
+}
+
+static void parse_appid(struct options *o, const char *opt, const char *v)
+{
+	const char *hash = strrchr(v, '#');
+	char *name;
+
+	if (!hash || hash == v)
+		die(2, "%s: '%s' is not NAME#INSTANCE", opt, v);
+	o->appid_instance = (long)number(opt, hash + 1, UINT32_MAX);
+	name = strndup(v, (size_t)(hash - v));
+	if (!name)
+		die(1, "out of memory");
+	o->appid = name;
+}
+
+/* The options whose value is kept as given. */
+static const struct {
+	int id;
+	size_t offset;
+} string_options[] = {
+	{ OPT_APP, offsetof(struct options, app) },
+	{ OPT_SYMFS, offsetof(struct options, symfs) },
+	{ OPT_KALLSYMS, offsetof(struct options, kallsyms) },
+	{ OPT_VMLINUX, offsetof(struct options, vmlinux) },
+	{ OPT_SQLITE, offsetof(struct options, sqlite) },
+	{ OPT_PLOT, offsetof(struct options, plot) },
+	{ OPT_ANNOTATE, offsetof(struct options, annotate) },
+};
+
+static void set_string(struct options *o, int id, const char *v)
+{
+	for (size_t i = 0; i < sizeof(string_options) /
+	     sizeof(string_options[0]); i++)
+		if (string_options[i].id == id)
+			*(const char **)((char *)o +
+					 string_options[i].offset) = v;
+}
+
+static void set_option(struct options *o, int id, const char *opt,
+		       const char *v)
+{
+	switch (id) {
+	case OPT_BY:
+		o->fields = parse_by(opt, v);
+		break;
+	case OPT_MODE:
+		o->mode = parse_mode(opt, v);
+		break;
+	case OPT_FORMAT:
+		o->format = (enum format)choose(opt, v, format_names,
+						NR_FORMATS);
+		break;
+	case OPT_APPID:
+		parse_appid(o, opt, v);
+		break;
+	case OPT_PID:
+		o->pid = (long long)number(opt, v, UINT32_MAX);
+		break;
+	case OPT_CPU:
+		o->cpu = (long long)number(opt, v, UINT16_MAX);
+		break;
+	case OPT_FROM:
+		o->from_ns = seconds(opt, v);
+		o->have_from = true;
+		break;
+	case OPT_TO:
+		o->to_ns = seconds(opt, v);
+		o->have_to = true;
+		break;
+	case OPT_TOP:
+		o->top = (size_t)number(opt, v, SIZE_MAX / 2);
+		if (!o->top)
+			die(2, "%s: must be at least 1", opt);
+		break;
+	case OPT_SLICE_MS:
+		o->slice_ns = number(opt, v, 86400000ull) * 1000000ull;
+		if (!o->slice_ns)
+			die(2, "%s: must be at least 1", opt);
+		break;
+	default:
+		set_string(o, id, v);
+		break;
+	}
+}
+
+/* ------------------------------------------------------------ the line */
+
+/*
+ * Die unless arg, about to be read by getopt_long, is FILE, "-", "--",
+ * "-h" or an option's full name ("--name", or "--name=VALUE" for an
+ * option with a value): getopt_long would take abbreviations and
+ * clusters, and word its own errors.
+ */
+static void check_spelling(const char *arg)
+{
+	size_t len;
+
+	if (arg[0] != '-' || !strcmp(arg, "-") || !strcmp(arg, "--") ||
+	    !strcmp(arg, "-h"))
+		return;
+	if (arg[1] == '-') {
+		len = strcspn(arg + 2, "=");
+		for (const struct option *p = options; p->name; p++)
+			if (strlen(p->name) == len &&
+			    !strncmp(arg + 2, p->name, len) &&
+			    (arg[2 + len] == '\0' ||
+			     p->has_arg == required_argument))
+				return;
+	}
+	die(2, "%s: unknown option (see --help)", arg);
+}
+
+static const char *option_name(int id)
+{
+	const struct option *p = options;
+
+	while (p->name && p->val != id)
+		p++;
+	return p->name;
+}
+
+static void add_file(struct options *o, const char *arg)
+{
+	if (o->file)
+		die(2, "%s: unexpected argument (one FILE only; see --help)",
+		    arg);
+	o->file = arg;
+}
+
+/* What can only be checked once every option is read. */
+static void check_options(struct options *o, unsigned int seen)
+{
+	struct stat st;
+	const char *dot;
+
+	if (!o->file)
+		die(2, "missing FILE (see --help)");
+	if (o->symfs) {
+		if (stat(o->symfs, &st))
+			die(2, "--symfs: %s: %s", o->symfs, strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			die(2, "--symfs: %s: not a directory", o->symfs);
+	}
+	for (size_t i = 0; i < sizeof(exclusive) / sizeof(exclusive[0]); i++)
+		if ((seen & SEEN(exclusive[i][0])) &&
+		    (seen & SEEN(exclusive[i][1])))
+			die(2, "--%s and --%s exclude each other",
+			    option_name(exclusive[i][0]),
+			    option_name(exclusive[i][1]));
+	if (o->have_from && o->have_to && o->to_ns <= o->from_ns)
+		die(2, "--to must be after --from");
+	if (!o->have_to)
+		o->to_ns = UINT64_MAX;
+	dot = o->plot ? strrchr(o->plot, '.') : NULL;
+	if (dot && !strcasecmp(dot, ".png"))
+		die(2, "--plot: PNG is not supported: write an .svg "
+		    "(rsvg-convert or a browser converts it)");
+	if (o->plot && (!dot || strcasecmp(dot, ".svg")))
+		die(2, "--plot: '%s': the file name must end in .svg",
+		    o->plot);
+}
+
+struct options options_parse(int argc, char **argv)
+{
+	struct options o = {
+		.mode = SLEEPY_MODE_USER, .format = FORMAT_TEXT,
+		.pid = -1, .cpu = -1, .slice_ns = 100000000ull,
+	};
+	unsigned int seen = 0;
+	char opt[32];
+	int c, li;
+
+	opterr = 0;
+	for (;;) {
+		if (optind < argc)
+			check_spelling(argv[optind]);
+		c = getopt_long(argc, argv, "-:h", options, &li);
+		if (c == -1)
+			break;
+		if (c == 1) {
+			add_file(&o, optarg);
+		} else if (c == 'h') {
+			fputs(usage_text, stdout);
+			exit(0);
+		} else if (c == ':') {
+			die(2, "%s: missing value", argv[optind - 1]);
+		} else if (c >= OPT_BY) {
+			snprintf(opt, sizeof(opt), "--%s", options[li].name);
+			seen |= SEEN(c);
+			set_option(&o, c, opt, optarg);
+		} else {
+			die(2, "%s: unknown option (see --help)",
+			    argv[optind - 1]);
+		}
+	}
+	for (; optind < argc; optind++)	/* after "--" */
+		add_file(&o, argv[optind]);
+	check_options(&o, seen);
+	return o;
+}
+
+const char *options_mode(const struct options *o)
+{
+	return o->mode == MODE_ALL ? "all" :
+		sleepy_mode_name((unsigned int)o->mode);
+}
+
+const char *options_mode_title(const struct options *o, char *buf,
+			       size_t size)
+{
+	if (o->mode == MODE_ALL)
+		return "all modes";
+	snprintf(buf, size, "%s mode", options_mode(o));
+	return buf;
+}

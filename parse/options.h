@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * options: parse's command line (see Documentation/parse.md). Every error
+ * is a usage error: one line on standard error, exit status 2.
+ */
+#ifndef SLEEPY_PARSE_OPTIONS_H
+#define SLEEPY_PARSE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MODE_ALL (-1)
+
+enum format {
+	FORMAT_TEXT,
+	FORMAT_CSV,
+	FORMAT_JSON,
+	NR_FORMATS,
+};
+
+struct options {
+	unsigned int fields;	/* FB(F_*), normalized; 0: no --by */
+	int mode;		/* enum sleepy_mode, or MODE_ALL */
+	enum format format;
+	const char *file;	/* "-": standard input */
+	const char *app;	/* --app */
+	const char *appid;	/* --appid NAME#I: the name */
+	long appid_instance;
+	long long pid, cpu;	/* -1: any */
+	bool have_from, have_to;
+	uint64_t from_ns, to_ns;	/* to_ns: UINT64_MAX without --to */
+	size_t top;		/* 0: all rows */
+	const char *symfs, *kallsyms, *vmlinux;
+	const char *sqlite, *plot, *annotate;
+	uint64_t slice_ns;
+};
+
+/* The options of argv; exits on --help and on errors. */
+struct options options_parse(int argc, char **argv);
+
+/* The --mode filter: "user", ..., "all"; and "user mode", ..., "all
+ * modes" (buf: at least 16 bytes). */
+const char *options_mode(const struct options *o);
+const char *options_mode_title(const struct options *o, char *buf,
+			       size_t size);
+
+#endif /* SLEEPY_PARSE_OPTIONS_H */

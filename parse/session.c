@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/* session: the pass over a session file; see session.h. */
+#include "session.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#define PROG "parse"
+
+/* The state of a pass, which the record callbacks share. */
+struct pass {
+	const struct options *o;
+	const struct session_out *out;
+	struct session *s;
+	struct counts_pipe pipe;
+	uint64_t am, ipm, bm;	/* the count key bits kept */
+	bool all;		/* --mode all */
+	unsigned int want;	/* else the mode counted */
+	/* The paper's reports need appid and ip only: the fast path. */
+	bool fast;
+};
+
+typedef int (*record_fn)(struct pass *p, const struct sleepy_record *rec);
+
+/*
+ * The hot path: a few loads and a hash update. Inlined in the reader loop
+ * (see session_read()); without a filter that needs more than the sample's
+ * appid and IP (the fast path), the sample is not even decoded.
+ */
+static inline __attribute__((always_inline)) int
+on_sample(struct pass *p, const struct sleepy_record *rec)
+{
+	const struct options *o = p->o;
+	struct session *s = p->s;
+	const unsigned int mode = sleepy_sample_mode(rec);
+	const uint64_t t = sleepy_sample_time(rec);
+	struct sleepy_sample x;
+	uint64_t slice;
+
+	s->samples++;
+	s->by_mode[mode < NR_MODES ? mode : NR_MODES]++;
+	if (t > s->last_time_ns)
+		s->last_time_ns = t;
+	if (!p->all && mode != p->want)
+		return 0;
+	s->selected++;
+	if (p->fast)
+		return counts_pipe_add(&p->pipe, sleepy_sample_ip(rec) & p->ipm,
+				       sleepy_sample_appid(rec) & p->am, 0);
+	sleepy_get_sample(rec, &x);
+	if ((o->pid >= 0 && x.pid != o->pid) ||
+	    (o->cpu >= 0 && x.cpu != o->cpu) ||
+	    t < o->from_ns || t >= o->to_ns) {
+		s->selected--;
+		return 0;
+	}
+	slice = t / o->slice_ns;
+	if (slice > UINT32_MAX)
+		slice = UINT32_MAX;
+	return counts_pipe_add(&p->pipe, x.ip & p->ipm,
+			       counts_a(x.appid, x.pid) & p->am,
+			       counts_b(x.cpu, x.mode, (uint32_t)slice) &
+			       p->bm);
+}
+
+static int on_appid(struct pass *p, const struct sleepy_record *rec)
+{
+	struct sleepy_appid a;
+
+	sleepy_get_appid(rec, &a);
+	p->s->appid_records++;
+	return appids_add(p->out->appids, &a);
+}
+
+static int on_mmap(struct pass *p, const struct sleepy_record *rec)
+{
+	struct sleepy_mmap mm;
+
+	sleepy_get_mmap(rec, &mm);
+	p->s->mmaps++;
+	return maps_add(p->out->maps, &mm, p->out->names);
+}
+
+static int on_stats(struct pass *p, const struct sleepy_record *rec)
+{
+	sleepy_get_stats(rec, &p->s->stats);
+	p->s->have_stats = true;
+	return 0;
+}
+
+/* A later format's record. */
+static int on_unknown(struct pass *p, const struct sleepy_record *rec)
+{
+	(void)rec;
+	p->s->unknown++;
+	return 0;
+}
+
+/* The callbacks, by record type; other types are unknown. */
+static const record_fn on_record[] = {
+	[0] = on_unknown,
+	[SLEEPY_REC_SAMPLE] = on_sample,
+	[SLEEPY_REC_APPID] = on_appid,
+	[SLEEPY_REC_MMAP] = on_mmap,
+	[SLEEPY_REC_STATS] = on_stats,
+};
+
+#define NR_RECORD_FNS (sizeof(on_record) / sizeof(on_record[0]))
+
+static record_fn on_record_fn(uint16_t type)
+{
+	return type < NR_RECORD_FNS ? on_record[type] : on_unknown;
+}
+
+int session_read(struct sleepy_reader *r, const struct options *o,
+		 const struct count_mask *m, const struct session_out *out,
+		 struct session *s)
+{
+	struct pass p = {
+		.o = o, .out = out, .s = s,
+		.am = m->a, .ipm = m->ip, .bm = m->b,
+		.all = o->mode == MODE_ALL,
+		.want = o->mode == MODE_ALL ? 0 : (unsigned int)o->mode,
+		.fast = o->pid < 0 && o->cpu < 0 && !o->have_from &&
+			!o->have_to && m->b == 0 && (m->a & MASK_PID) == 0,
+	};
+	struct sleepy_record rec;
+	int rc;
+
+	counts_pipe_init(&p.pipe, out->counts);
+	while ((rc = sleepy_reader_next(r, &rec)) > 0) {
+		if (s->have_stats)
+			s->after_stats++;
+		/* Nearly every record is a sample: its callback is called
+		 * directly, to be inlined here. */
+		if (rec.type == SLEEPY_REC_SAMPLE ? on_sample(&p, &rec) :
+		    on_record_fn(rec.type)(&p, &rec))
+			return -1;
+	}
+	if (counts_pipe_flush(&p.pipe))
+		return -1;
+	return rc < 0 ? -2 : 0;
+}
+
+void session_warn(const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": %s: warning: ", file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void session_warnings(const char *file, const struct session *s,
+		      const struct appid_table *appids)
+{
+	if (!s->have_stats)
+		session_warn(file, "no STATS record: the session was not "
+			     "stopped cleanly (or the file is incomplete)");
+	else if (s->stats.samples_written != s->samples)
+		session_warn(file, "the STATS record says %" PRIu64 " samples "
+			     "were written, the file holds %" PRIu64,
+			     (uint64_t)s->stats.samples_written, s->samples);
+	if (s->after_stats)
+		session_warn(file, "records after the STATS record: %" PRIu64,
+			     s->after_stats);
+	if (appids->duplicates)
+		session_warn(file, "%zu appids have more than one APPID record "
+			     "(the last one is used)", appids->duplicates);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * session: the one pass over a session file. A reader loop hands each
+ * record to the callback of its type (sample, appid, mmap, stats, or
+ * unknown): samples that pass the in-pass filters (mode, pid, cpu, time)
+ * are counted by the key bits asked for, APPID and MMAP records are
+ * collected, and the file is summarized for the report's header.
+ */
+#ifndef SLEEPY_PARSE_SESSION_H
+#define SLEEPY_PARSE_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "appids.h"
+#include "counts.h"
+#include "fields.h"
+#include "maps.h"
+#include "options.h"
+#include "reader.h"
+#include "strtab.h"
+
+/* What a pass over the file found, besides the counts. */
+struct session {
+	const struct sleepy_file_header *hdr;
+	uint64_t samples;		/* sample records */
+	uint64_t by_mode[NR_MODES + 1];	/* [NR_MODES]: unknown modes */
+	uint64_t selected;		/* samples that pass the filters */
+	uint64_t last_time_ns;		/* latest sample time */
+	uint64_t appid_records, mmaps, unknown, after_stats;
+	bool have_stats;
+	struct sample_stats stats;	/* the last STATS record */
+};
+
+/* Where the pass puts what it collects. */
+struct session_out {
+	struct count_table *counts;	/* keyed by the bits of mask */
+	struct appid_table *appids;
+	struct maps *maps;
+	struct strtab *names;		/* the mappings' paths */
+};
+
+/*
+ * Read the rest of the file (after its header) into out and s. Returns 0,
+ * -1 when out of memory, or -2 on a reader error (see sleepy_reader_*()).
+ */
+int session_read(struct sleepy_reader *r, const struct options *o,
+		 const struct count_mask *mask, const struct session_out *out,
+		 struct session *s);
+
+/* "parse: FILE: warning: ..." on standard error. */
+void session_warn(const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Warn about an incomplete or inconsistent session. */
+void session_warnings(const char *file, const struct session *s,
+		      const struct appid_table *appids);
+
+#endif /* SLEEPY_PARSE_SESSION_H */

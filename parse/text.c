@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * text: the text writer (the default --format). A summary of the session,
+ * then each report: a title with the total, a heading row and a row per
+ * key in columns that fit 80 columns (flexible columns are cut, the widest
+ * first), then, for symbols and lines, what stayed unresolved.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "fmt.h"
+#include "writer.h"
+
+#define HEAD_W		14	/* label column of the summary */
+#define TEXT_COLUMNS	80
+#define GAP		2	/* spaces between columns */
+#define MIN_FLEX	8	/* flexible columns are not cut below this */
+#define CELL_MAX	1024
+
+/* ------------------------------------------------------------ summary */
+
+/*
+ * The file line: aligned with the other summary lines if it fits 80
+ * columns, else after a shorter label; a path too long even for that is
+ * cut from the left, keeping the file's name.
+ */
+static void file_line(FILE *out, const char *file)
+{
+	const int short_w = 6;	/* "file  " */
+	size_t len = strlen(file);
+	char buf[81];
+
+	if (len <= (size_t)(80 - HEAD_W)) {
+		fmt_sanitize(buf, sizeof(buf), file, len);
+		fprintf(out, "%-*s%s\n", HEAD_W, "file", buf);
+	} else if (len <= (size_t)(80 - short_w)) {
+		fmt_sanitize(buf, sizeof(buf), file, len);
+		fprintf(out, "%-*s%s\n", short_w, "file", buf);
+	} else {
+		const size_t keep = 80 - short_w - 3;
+
+		fmt_sanitize(buf, sizeof(buf), file + len - keep, keep);
+		fprintf(out, "%-*s...%s\n", short_w, "file", buf);
+	}
+}
+
+/* The kernel, start time and record counts. */
+static void header_lines(FILE *out, const struct session *s)
+{
+	static const char *const flag_names[] = {
+		[0] = "none",
+		[SAMPLE_F_USER_ONLY] = "user-only",
+		[SAMPLE_F_NO_WRITE] = "no-write",
+		[SAMPLE_F_USER_ONLY | SAMPLE_F_NO_WRITE] = "user-only,no-write",
+	};
+	const struct sleepy_file_header *h = s->hdr;
+	char rel[66], mach[66], when[64] = "unknown";
+	time_t t = (time_t)(h->start_realtime_ns / 1000000000u);
+	struct tm tm;
+
+	fmt_sanitize(rel, sizeof(rel), h->release, sizeof(rel) - 1);
+	fmt_sanitize(mach, sizeof(mach), h->machine, sizeof(mach) - 1);
+	fprintf(out, "%-*s%s %s, HZ %" PRIu32 ", %" PRIu32 " CPUs, flags %s\n",
+		HEAD_W, "kernel", rel, mach, (uint32_t)h->hz,
+		(uint32_t)h->nr_cpus, flag_names[h->flags & SAMPLE_F_ALL]);
+	if (h->start_realtime_ns && gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	fprintf(out, "%-*s%s, samples span %.3f s\n", HEAD_W, "started", when,
+		(double)s->last_time_ns / 1e9);
+	fprintf(out, "%-*s%" PRIu64 " samples, %" PRIu64 " appids, %" PRIu64
+		" mmaps, %u stats, %" PRIu64 " unknown\n", HEAD_W, "records",
+		s->samples, s->appid_records, s->mmaps, s->have_stats ? 1 : 0,
+		s->unknown);
+	fprintf(out, "%-*s%" PRIu64 " total", HEAD_W, "samples", s->samples);
+	for (unsigned int m = 0; m < NR_MODES; m++)
+		fprintf(out, "%s%s %" PRIu64, m ? ", " : ": ",
+			sleepy_mode_name(m), s->by_mode[m]);
+	if (s->by_mode[NR_MODES])
+		fprintf(out, ", other %" PRIu64, s->by_mode[NR_MODES]);
+	fputc('\n', out);
+}
+
+/* The STATS record: samples taken, written, dropped. */
+static void stats_lines(FILE *out, const struct session *s)
+{
+	const struct sample_stats *st = &s->stats;
+
+	if (!s->have_stats) {
+		fprintf(out, "%-*sno STATS record: not stopped cleanly\n",
+			HEAD_W, "session");
+		return;
+	}
+	fprintf(out, "%-*staken %" PRIu64 ", written %" PRIu64 ", discarded %"
+		PRIu64 ", skipped %" PRIu64 "\n", HEAD_W, "session",
+		(uint64_t)st->samples_taken, (uint64_t)st->samples_written,
+		(uint64_t)st->discarded_no_write,
+		(uint64_t)st->skipped_not_user);
+	fprintf(out, "%-*s%" PRIu64 ": no buffer %" PRIu64 ", no appid %"
+		PRIu64 ", write error %" PRIu64 "\n", HEAD_W, "dropped",
+		(uint64_t)(st->dropped_no_buffer + st->dropped_no_appid +
+			   st->dropped_write_error),
+		(uint64_t)st->dropped_no_buffer,
+		(uint64_t)st->dropped_no_appid,
+		(uint64_t)st->dropped_write_error);
+}
+
+static void text_begin(const struct run *run)
+{
+	const struct ksyms *ks = run->ks;
+
+	file_line(run->out, run->o->file);
+	header_lines(run->out, run->s);
+	stats_lines(run->out, run->s);
+	if (run->filters[0])
+		fprintf(run->out, "%-*s%s: %" PRIu64 " samples\n", HEAD_W,
+			"filters", run->filters, run->total);
+	if (run->symbols) {
+		char buf[80];
+
+		fmt_sanitize(buf, sizeof(buf), ks->source ? ks->source :
+			     ks->why, 80 - HEAD_W - 6);
+		fprintf(run->out, "%-*s%s%s\n", HEAD_W, "kernel syms",
+			ks->source ? "" : "none: ", buf);
+	}
+	fputc('\n', run->out);
+}
+
+/* ------------------------------------------------------------ columns */
+
+struct column {
+	const struct field *f;
+	int w;
+};
+
+/* The grouping's fields, and the layout's extra column after its own. */
+static size_t columns(const struct report *rep, struct column *cols)
+{
+	const struct layout *l = rep->layout;
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->nby; i++) {
+		cols[n++].f = rep->by[i];
+		if (l->extra && l->extra_after == FB(rep->by[i] - fields))
+			cols[n++].f = l->extra;
+	}
+	return n;
+}
+
+/* Cut the widest flexible column until a row fits 80 columns. */
+static void fit_columns(struct column *cols, size_t n, int fixed)
+{
+	for (;;) {
+		int used = fixed, best = -1, best_w = 0;
+
+		for (size_t c = 0; c < n; c++)
+			used += GAP + cols[c].w;
+		if (used <= TEXT_COLUMNS)
+			return;
+		for (size_t c = 0; c < n; c++) {
+			const struct field *f = cols[c].f;
+			int weight;
+
+			if (!(f->flags & FIELD_FLEX) || cols[c].w <= MIN_FLEX)
+				continue;
+			weight = cols[c].w * f->shrink[0] / f->shrink[1];
+			if (weight > best_w) {
+				best = (int)c;
+				best_w = weight;
+			}
+		}
+		if (best < 0)
+			return;
+		cols[best].w--;
+	}
+}
+
+/* The widths of the columns and of the samples column (the first). */
+static int widths(const struct report *rep, struct column *cols, size_t n,
+		  size_t nrows)
+{
+	int w_samples = (int)strlen("samples");
+	char cell[CELL_MAX];
+
+	for (size_t c = 0; c < n; c++)
+		cols[c].w = (int)strlen(cols[c].f->head);
+	for (size_t i = 0; i < nrows; i++) {
+		const struct row *r = &rep->rows[i];
+
+		if (fmt_digits(r->samples) > w_samples)
+			w_samples = fmt_digits(r->samples);
+		for (size_t c = 0; c < n; c++) {
+			int len;
+
+			cols[c].f->cell(cols[c].f, rep, r, cell, sizeof(cell));
+			len = (int)strlen(cell);
+			if (len > cols[c].w)
+				cols[c].w = len;
+		}
+	}
+	for (size_t c = 0; c < n && rep->layout->pad_flex; c++)
+		if ((cols[c].f->flags & FIELD_FLEX) && cols[c].w < MIN_FLEX)
+			cols[c].w = MIN_FLEX;
+	return w_samples;
+}
+
+/* One cell: left-aligned, or right; the last column is not padded unless
+ * right-aligned with its heading. */
+static void put_cell(FILE *out, const struct column *col, bool last,
+		     bool right, const char *s)
+{
+	int w = last && col->f->align != ALIGN_RIGHT ? 0 : col->w;
+
+	if (right)
+		fprintf(out, "%*s%*s", GAP, "", w, s);
+	else
+		fprintf(out, "%*s%-*s", GAP, "", w, s);
+}
+
+static void table(FILE *out, const struct report *rep, size_t nrows)
+{
+	struct column cols[NR_FIELDS + 1];
+	const size_t n = columns(rep, cols);
+	const int w_pct = (int)strlen("percent");
+	int w_samples = widths(rep, cols, n, nrows);
+	char cell[CELL_MAX], cut[CELL_MAX];
+
+	fit_columns(cols, n, w_samples + GAP + w_pct);
+	fprintf(out, "%*s%*s%*s", w_samples, "samples", GAP, "", w_pct,
+		"percent");
+	for (size_t c = 0; c < n; c++)
+		put_cell(out, &cols[c], c + 1 == n,
+			 cols[c].f->align == ALIGN_RIGHT, cols[c].f->head);
+	fputc('\n', out);
+	for (size_t i = 0; i < nrows; i++) {
+		const struct row *r = &rep->rows[i];
+
+		fprintf(out, "%*" PRIu64 "%*s%*.2f%%", w_samples, r->samples,
+			GAP, "", w_pct - 1,
+			fmt_percent(r->samples, rep->total));
+		for (size_t c = 0; c < n; c++) {
+			const struct field *f = cols[c].f;
+			const size_t w = (size_t)cols[c].w;
+
+			f->cell(f, rep, r, cell, sizeof(cell));
+			if (strlen(cell) > w && f->fit)
+				f->fit(r, cell, cut, sizeof(cut), w);
+			else
+				fmt_sanitize(cut, sizeof(cut), cell, w);
+			put_cell(out, &cols[c], c + 1 == n,
+				 f->align != ALIGN_LEFT, cut);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* ------------------------------------------------------------ reports */
+
+/* "unresolved: N samples (P%): reason N, ...", wrapped at 80 columns. */
+static void unresolved_line(FILE *out, const struct report *rep)
+{
+	uint64_t unres = 0;
+	int col;
+
+	for (size_t i = 1; i < NR_REASONS; i++)
+		unres += rep->unresolved[i];
+	col = fprintf(out, "unresolved: %" PRIu64 " samples (%.2f%%)", unres,
+		      fmt_percent(unres, rep->total));
+	for (size_t i = 1, k = 0; i < NR_REASONS; i++) {
+		char item[64];
+		int len;
+
+		if (!rep->unresolved[i])
+			continue;
+		len = snprintf(item, sizeof(item), "%s %" PRIu64,
+			       reason_name((unsigned int)i),
+			       rep->unresolved[i]);
+		fputs(k++ ? "," : ":", out);
+		col++;
+		if (col + 1 + len > TEXT_COLUMNS) {
+			fputs("\n ", out);
+			col = 1;
+		}
+		col += fprintf(out, " %s", item);
+	}
+	fputc('\n', out);
+}
+
+static void text_report(const struct run *run, const struct report *rep,
+			size_t index)
+{
+	FILE *out = run->out;
+	const size_t n = report_shown(rep);
+	char title[160];
+
+	if (index)
+		fputc('\n', out);
+	if (rep->layout->title)
+		snprintf(title, sizeof(title), "Samples by %s",
+			 rep->layout->title);
+	else
+		fields_title(rep->fields, title, sizeof(title));
+	fprintf(out, "%s, %s: %" PRIu64 " samples\n", title, rep->mode_title,
+		rep->total);
+	if (n == 0)
+		fputs("  (none)\n", out);
+	else
+		table(out, rep, n);
+	if (n < rep->nrows)
+		fprintf(out, "  (top %zu of %zu rows)\n", n, rep->nrows);
+	if (report_symbolized(rep))
+		unresolved_line(out, rep);
+	if (rep->fields & FB(F_LINE))
+		fprintf(out, "no source line (\?\?): %" PRIu64
+			" samples (%.2f%%)\n", rep->unresolved_lines,
+			fmt_percent(rep->unresolved_lines, rep->total));
+}
+
+const struct writer text_writer = { text_begin, text_report };

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * writer: the report writers of --format (text.c, csv.c, jsonout.c). A
+ * writer begins the output once (text: the session's summary), then
+ * writes each report in turn (without --by, text and CSV have two).
+ */
+#ifndef SLEEPY_PARSE_WRITER_H
+#define SLEEPY_PARSE_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ksyms.h"
+#include "options.h"
+#include "report.h"
+#include "session.h"
+
+/* What a writer may tell besides a report. */
+struct run {
+	FILE *out;
+	const struct options *o;
+	const struct session *s;
+	const struct ksyms *ks;	/* zeroed when no symbols were looked up */
+	bool symbols;		/* symbols were looked up */
+	const char *filters;	/* filters_describe(); "" for none */
+	uint64_t total;		/* samples that pass the filters */
+};
+
+struct writer {
+	void (*begin)(const struct run *run);	/* NULL: nothing */
+	/* index: the report's place among those written (0 first). */
+	void (*report)(const struct run *run, const struct report *rep,
+		       size_t index);
+};
+
+extern const struct writer text_writer, csv_writer, json_writer;
+
+#endif /* SLEEPY_PARSE_WRITER_H */
