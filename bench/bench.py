@@ -34,8 +34,9 @@ LABELS = {
 }
 BENCHES = ["loop", "call", "btree"]
 TARGET_OVERHEAD = 0.02     # percent, sleepy backup at HZ=1000
-GUEST_BIN = TOP / "build" / "user" / "guest"
-HOST_PARSE = TOP / "build" / "user" / "host" / "parse"
+BUILD = Path(os.environ.get("SLEEPY_BUILD_DIR", TOP / "build"))
+GUEST_BIN = BUILD / "user" / "guest"
+HOST_PARSE = BUILD / "user" / "host" / "parse"
 BTREE_FUNCS = ["main", "lookup", "insert", "insert_rec", "find_child",
                "get_parent_key", "find_index"]
 

@@ -1,21 +1,32 @@
-"""The benchmarks: checksums computed independently, and the demo."""
+"""The benchmarks: checksums computed independently (on the host, from
+this checkout's sources), and the demo and the benchmark runner (in the
+VM)."""
 import json
 import re
 import subprocess
 
 import pytest
 
-from conftest import BUILD, TOP, build_sh
+from conftest import BUILD, build_sh
 
-GUEST = BUILD / "user" / "guest"
 M64 = 2**64
 
 
-def run(prog, *args):
-    # The guest binaries are static: they run on the host too.
-    out = subprocess.run([str(GUEST / prog), *args], capture_output=True,
-                         text=True, check=True, timeout=600).stdout
-    return dict(re.findall(r"(\w+)=(\S+)", out))
+@pytest.fixture(scope="module")
+def guest(user_build):
+    """The benchmarks' guest binaries: static, so they run on the host
+    too."""
+    return user_build("bench", "all") / "guest"
+
+
+@pytest.fixture
+def run(guest):
+    """run(prog, *args): its key=value output as a dict."""
+    def _run(prog, *args):
+        out = subprocess.run([str(guest / prog), *args], capture_output=True,
+                             text=True, check=True, timeout=600).stdout
+        return dict(re.findall(r"(\w+)=(\S+)", out))
+    return _run
 
 
 def btree_expected(n):
@@ -38,7 +49,7 @@ def btree_expected(n):
 
 @pytest.mark.parametrize("suffix", ["", "-O2"])
 @pytest.mark.parametrize("n", [1, 10, 12345, 10_000_000])
-def test_loop_checksum(suffix, n):
+def test_loop_checksum(run, suffix, n):
     got = run("loop" + suffix, str(n))
     assert int(got["checksum"]) == (n * (n - 1) // 2) % M64
     assert float(got["elapsed"]) >= 0 and float(got["utime"]) >= 0
@@ -46,14 +57,14 @@ def test_loop_checksum(suffix, n):
 
 @pytest.mark.parametrize("suffix", ["", "-O2"])
 @pytest.mark.parametrize("n", [1, 3, 100, 3000])
-def test_call_checksum(suffix, n):
+def test_call_checksum(run, suffix, n):
     got = run("call" + suffix, str(n))
     assert int(got["checksum"]) == (n * (n - 1) * (n - 2) // 6) % M64
 
 
 @pytest.mark.parametrize("suffix", ["", "-O2"])
 @pytest.mark.parametrize("n", [1, 1000, 100_000])
-def test_btree_checksum(suffix, n):
+def test_btree_checksum(run, suffix, n):
     got = run("btree" + suffix, str(n))
     inserts, distinct, found, checksum = btree_expected(n)
     assert int(got["inserts"]) == inserts
@@ -63,23 +74,24 @@ def test_btree_checksum(suffix, n):
     assert int(got["checksum"]) == checksum
 
 
-def test_quick_and_paper_sizes():
+def test_quick_and_paper_sizes(run, guest):
     assert run("loop", "--quick")["n"] == "10000000"
     assert run("call", "--quick")["n"] == "3000"
     assert run("btree", "--quick")["n"] == "100000"
-    out = subprocess.run([str(GUEST / "loop"), "--help"], capture_output=True,
+    out = subprocess.run([str(guest / "loop"), "--help"], capture_output=True,
                          text=True, check=True).stdout
     assert "1000000000" in out
 
 
 @pytest.mark.parametrize("arg", ["x", "0", "-5", "--bogus"])
-def test_bad_arguments(arg):
-    r = subprocess.run([str(GUEST / "loop"), arg], capture_output=True,
+def test_bad_arguments(guest, arg):
+    r = subprocess.run([str(guest / "loop"), arg], capture_output=True,
                        text=True)
     assert r.returncode == 2
     assert r.stderr.startswith("loop: ") and r.stderr.count("\n") == 1
 
 
+@pytest.mark.vm
 def test_demo_profiles_the_three_benchmarks():
     r = build_sh("demo", timeout=1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -108,6 +120,7 @@ def test_demo_profiles_the_three_benchmarks():
         assert (BUILD / "demo" / f).stat().st_size > 0, f
 
 
+@pytest.mark.vm
 def test_bench_quick_runs_every_configuration_and_its_checks(tmp_path):
     r = build_sh("bench", "--quick", "--runs", "1", "--out", str(tmp_path),
                  timeout=1800)

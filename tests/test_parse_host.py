@@ -20,9 +20,8 @@ from pathlib import Path
 import pytest
 
 import sleepyfile as sf
+from conftest import UAPI
 
-TOP = Path(__file__).resolve().parent.parent
-UAPI = TOP / "build" / "uapi"
 MODES = {"user": sf.MODE_USER, "kernel": sf.MODE_KERNEL, "irq": sf.MODE_IRQ,
          "idle": sf.MODE_IDLE}
 CSV_HEADER = "app,instance,pid,mode,eip,samples,percent"
@@ -31,22 +30,11 @@ CSV_HEADER = "app,instance,pid,mode,eip,samples,percent"
 # ---------------------------------------------------------------- building
 
 @pytest.fixture(scope="session")
-def out_dir(tmp_path_factory):
+def out_dir(user_build):
     """parse (guest and host) and the syscall tools (guest and host), built
     from this tree into a temporary OUT."""
-    out = tmp_path_factory.mktemp("user")
-    for sub, targets in (("parse", ["all"]),
-                         ("syscalls-user", ["all", "host"])):
-        r = subprocess.run(["make", "-s", "-C", str(TOP / sub), f"OUT={out}",
-                            f"KERNEL_UAPI={UAPI}", *targets],
-                           capture_output=True, text=True)
-        assert r.returncode == 0, f"make {sub} failed:\n{r.stdout}{r.stderr}"
-    return out
-
-
-@pytest.fixture(scope="session")
-def parse_bin(out_dir):
-    return out_dir / "host" / "parse"
+    user_build("parse", "all")
+    return user_build("syscalls-user", "all", "host")
 
 
 def run(binary, *args, stdin=None, timeout=60):
@@ -721,6 +709,7 @@ def test_sample_start_rejects_bad_numbers(host_tools, opt, val):
     (["--buffer-size", "255"], "--buffer-size: 255 is out of range"),
     (["--buffer-size", "17M"], "--buffer-size: 17825792 is out of range"),
     (["--max-appids", "1048577"], "--max-appids: 1048577 is out of range"),
+    (["--max-appids", "15"], "--max-appids: 15 is out of range (16..1048576"),
     (["--buffers", "4096", "--buffer-size", "1M"], "per-CPU limit"),
     (["--buffers"], "--buffers: missing value"),
     (["-o"], "-o: missing value"),
@@ -900,6 +889,88 @@ def test_sample_start_errors(faked, err, message):
         assert r.stderr.startswith("sample_start: /nonexistent/x: "
                                    "Invalid argument")
         assert len(r.stderr.splitlines()) == 1
+
+
+def _owned_by_1000(p):
+    p.write_text("")
+    os.chown(p, 1000, 1000)
+    p.chmod(0o600)
+
+
+def _mode_644(p):
+    p.write_text("")
+    p.chmod(0o644)
+
+
+def _two_links(p):
+    p.write_text("")
+    p.chmod(0o600)
+    os.link(p, p.with_name("other-link"))
+
+
+@pytest.mark.parametrize("err, make, why", [
+    (errno_mod.EACCES, _owned_by_1000, "owned by uid 1000, not by you"),
+    (errno_mod.EACCES, _mode_644, "mode 0644 lets group or others in"),
+    (errno_mod.EACCES, _two_links, "has 2 hard links"),
+    (errno_mod.EINVAL, lambda p: os.mkfifo(p), "is a FIFO"),
+    (errno_mod.ELOOP, lambda p: p.symlink_to("elsewhere"),
+     "is a symbolic link"),
+])
+def test_sample_start_says_which_rule_a_file_breaks(faked, tmp_path, err,
+                                                     make, why):
+    """The kernel refuses an existing file that is not private to the
+    caller; the tool names the rule the file breaks."""
+    if os.geteuid() != 0 and make is _owned_by_1000:
+        pytest.skip("chown needs root")
+    path = tmp_path / "s.samples"
+    make(path)
+    r, _ = faked("sample_start", "-o", str(path), errno=err)
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"sample_start: {path}: {why}"), r.stderr
+    assert len(r.stderr.splitlines()) == 1
+
+
+def test_sample_start_explains_the_memory_limit(faked):
+    r, _ = faked("sample_start", "-o", "/nonexistent/x", "--buffers", "64",
+                 errno=errno_mod.E2BIG)
+    assert r.returncode == 1
+    assert r.stderr == ("sample_start: /nonexistent/x: the session would "
+                        "take more than 1/4 of the machine's memory (64 "
+                        "buffers of 65536 bytes on each CPU, tables for "
+                        "4096 appids)\n")
+
+
+@pytest.mark.parametrize("make, kept", [
+    (_owned_by_1000, True), (_mode_644, True), (_two_links, True),
+    (lambda p: p.symlink_to(p.with_name("target")), True),
+    (lambda p: (p.write_text("old contents"), p.chmod(0o600)), False),
+])
+def test_kallsyms_copy_follows_the_session_file_rules(faked, tmp_path, make,
+                                                      kept):
+    """PATH.kallsyms is created afresh (0600), or reuses an existing file
+    only if it is private to the caller; anything else is left alone with
+    a warning, and the session still starts."""
+    if os.geteuid() != 0 and make is _owned_by_1000:
+        pytest.skip("chown needs root")
+    side = tmp_path / "s.samples.kallsyms"
+    make(side)
+    before = (side.lstat().st_mode, side.lstat().st_size)
+    r, _ = faked("sample_start", "-o", str(tmp_path / "s.samples"))
+    assert r.returncode == 0
+    assert not (tmp_path / "target").exists()
+    if kept:
+        assert "cannot save the kernel's symbols" in r.stderr
+        assert (side.lstat().st_mode, side.lstat().st_size) == before
+    else:
+        assert "cannot save" not in r.stderr
+        assert side.stat().st_mode & 0o777 == 0o600
+        assert side.read_text() != "old contents"
+
+
+def test_kallsyms_copy_is_created_private(faked, tmp_path):
+    r, _ = faked("sample_start", "-o", str(tmp_path / "s"))
+    assert r.returncode == 0
+    assert (tmp_path / "s.kallsyms").stat().st_mode & 0o777 == 0o600
 
 
 GOOD_STATS = ("nr_cpus=2 samples_taken=1000 samples_written=950 "
