@@ -5,6 +5,7 @@
  * Quiet on success. Errors are one line, "sample_start: what: why":
  * exit 2 for usage errors, 1 when the kernel refuses.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -13,12 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "libsleepy.h"
 
 #define PROG "sample_start"
 #include "die.h"
+#include "lockdown.h"
 #define DEFAULT_PATH "/var/log/samples"
 
 static const char usage_text[] =
@@ -31,25 +34,34 @@ static const char usage_text[] =
 	"It also copies /proc/kallsyms to PATH.kallsyms, for parse to name\n"
 	"kernel addresses (a failure there is a warning, not an error).\n"
 	"\n"
+	"Both files are created with mode 0600. An existing file is reused\n"
+	"(truncated) only if it is a regular file owned by you, with one link\n"
+	"and no group or other access; anything else is refused, since a\n"
+	"session holds every process's names, paths and addresses.\n"
+	"\n"
 	"  -o, --output PATH  session file (default " DEFAULT_PATH ")\n"
 	"  --buffers N        buffers per CPU (1..%u; default %u)\n"
 	"  --buffer-size B    bytes per buffer (%u..%u, suffix K or M for KiB\n"
 	"                     or MiB; default %u); N x B at most %u MiB\n"
 	"  --max-appids K     size of the appid, name and pid pools\n"
-	"                     (1..%u; default %u)\n"
+	"                     (%u..%u; default %u)\n"
 	"  --user-only        record user-mode ticks only\n"
 	"  --no-write         take samples but write none (overhead baseline)\n"
 	"  -h, --help         this text\n"
 	"\n"
-	"A value of 0 asks for the kernel's default. Needs CAP_SYS_ADMIN or\n"
-	"CAP_PERFMON. Exit status: 0 started, 1 the kernel refused, 2 usage.\n";
+	"A value of 0 asks for the kernel's default. All CPUs' buffers and the\n"
+	"tables together may take at most 1/%u of the machine's memory, and are\n"
+	"charged to your memory cgroup. Needs CAP_SYS_ADMIN or CAP_PERFMON,\n"
+	"and a kernel not locked down for confidentiality.\n"
+	"Exit status: 0 started, 1 the kernel refused, 2 usage.\n";
 
 static void usage(void)
 {
 	printf(usage_text, SAMPLE_MAX_BUFFERS, SAMPLE_DEFAULT_BUFFERS,
 	       SAMPLE_MIN_BUFFER_SIZE, SAMPLE_MAX_BUFFER_SIZE,
 	       SAMPLE_DEFAULT_BUFFER_SIZE, SAMPLE_MAX_POOL_BYTES >> 20,
-	       SAMPLE_MAX_APPIDS, SAMPLE_DEFAULT_MAX_APPIDS);
+	       SAMPLE_MIN_APPIDS, SAMPLE_MAX_APPIDS, SAMPLE_DEFAULT_MAX_APPIDS,
+	       SAMPLE_MEMORY_FRACTION);
 }
 
 /*
@@ -147,21 +159,136 @@ static int has_address(const char *buf, size_t n, int *at_line_start)
 	return 0;
 }
 
+/* What kind of file st is, for an error message. */
+static const char *file_kind(mode_t mode)
+{
+	static const struct {
+		mode_t type;
+		const char *name;
+	} kinds[] = {
+		{ S_IFIFO, "a FIFO" }, { S_IFCHR, "a character device" },
+		{ S_IFBLK, "a block device" }, { S_IFSOCK, "a socket" },
+		{ S_IFLNK, "a symbolic link" }, { S_IFDIR, "a directory" },
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((mode & S_IFMT) == kinds[i].type)
+			return kinds[i].name;
+	return "not a regular file";
+}
+
 /*
- * Copy /proc/kallsyms to PATH.kallsyms (mode 0600, no symlinks), so that
- * parse can name the kernel's addresses on another machine. The session is
- * running already: any failure is one warning line, not an error.
+ * Which of the session file's rules the existing path breaks, written to
+ * why (n bytes); NULL if it breaks none or does not exist.
+ */
+static const char *broken_rule(const char *path, char *why, size_t n)
+{
+	static const char private[] = "a session file must be private: ";
+	struct stat st;
+
+	if (lstat(path, &st))
+		return NULL;
+	if (!S_ISREG(st.st_mode))
+		snprintf(why, n, "is %s; a session is written only to a "
+			 "regular file, and a symbolic link is not followed",
+			 file_kind(st.st_mode));
+	else if (st.st_uid != geteuid())
+		snprintf(why, n, "owned by uid %u, not by you (uid %u); %s"
+			 "remove it or choose another path",
+			 (unsigned int)st.st_uid, (unsigned int)geteuid(),
+			 private);
+	else if (st.st_nlink != 1)
+		snprintf(why, n, "has %ju hard links; %sremove it or choose "
+			 "another path", (uintmax_t)st.st_nlink, private);
+	else if (st.st_mode & 077)
+		snprintf(why, n, "mode %04o lets group or others in; %schmod "
+			 "600 it, remove it, or choose another path",
+			 (unsigned int)(st.st_mode & 07777), private);
+	else
+		return NULL;
+	return why;
+}
+
+/*
+ * Open path for writing, as the kernel opens the session file: created
+ * afresh with mode 0600 (never through a symlink), or an existing regular
+ * file that is private to us (our own, one link, no group or other
+ * access), truncated. The existing file is looked up with O_PATH and
+ * checked before it is opened, so a FIFO or device is never opened.
+ */
+static int open_private(const char *path)
+{
+	char proc[64];
+	struct stat st;
+	int p, fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd >= 0 || errno != EEXIST)
+		return fd;
+	p = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (p < 0)
+		return -1;
+	if (fstat(p, &st)) {
+		fd = -1;
+	} else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		   st.st_nlink != 1 || (st.st_mode & 077)) {
+		errno = S_ISLNK(st.st_mode) ? ELOOP :
+			S_ISREG(st.st_mode) ? EACCES : EINVAL;
+		fd = -1;
+	} else {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p);
+		fd = open(proc, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	}
+	close(p);
+	return fd;
+}
+
+/*
+ * Copy in (/proc/kallsyms) to out; *nonzero tells whether any address was
+ * not zero. 0, or -1 with errno and *reading set if reading failed.
+ */
+static int copy_kallsyms(int in, int out, int *nonzero, int *reading)
+{
+	int line_start = 1;
+	char buf[65536];
+	ssize_t n;
+
+	*nonzero = 0;
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		*reading = n < 0;
+		if (n < 0)
+			return -1;
+		if (!*nonzero)
+			*nonzero = has_address(buf, (size_t)n, &line_start);
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return -1;
+			off += w;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Copy /proc/kallsyms to PATH.kallsyms (open_private()), so that parse can
+ * name the kernel's addresses on another machine. The session is running
+ * already: any failure is one warning line, not an error, and a copy that
+ * failed half way is removed (it would name addresses wrongly).
  */
 static void save_kallsyms(const char *path)
 {
 	static const char suffix[] = ".kallsyms";
 	size_t len = strlen(path);
 	char *out = malloc(len + sizeof(suffix));
-	char buf[65536];
-	int in = -1, fd = -1, nonzero = 0, line_start = 1;
-	const char *what = NULL;
-	int err = 0;
-	ssize_t n;
+	int in = -1, fd = -1, nonzero = 0, reading = 0;
+	char why[256];
 
 	if (!out) {
 		warn("cannot save the kernel's symbols: %s", strerror(ENOMEM));
@@ -171,59 +298,71 @@ static void save_kallsyms(const char *path)
 	memcpy(out + len, suffix, sizeof(suffix));
 	in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
-		what = "/proc/kallsyms";
-		err = errno;
-		goto done;
-	}
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0) {
-		what = out;
-		err = errno;
-		goto done;
-	}
-	while ((n = read(in, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			what = "/proc/kallsyms";
-			err = errno;
-			goto done;
-		}
-		if (!nonzero)
-			nonzero = has_address(buf, (size_t)n, &line_start);
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(fd, buf + off, (size_t)(n - off));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				what = out;
-				err = errno;
-				goto done;
-			}
-			off += w;
-		}
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		what = out;
-		err = errno;
-		goto done;
-	}
-	fd = -1;
-	if (!nonzero)
+		warn("cannot save the kernel's symbols: /proc/kallsyms: %s",
+		     strerror(errno));
+	} else if ((fd = open_private(out)) < 0) {
+		if (broken_rule(out, why, sizeof(why)))
+			warn("cannot save the kernel's symbols: %s: %s", out,
+			     why);
+		else
+			warn("cannot save the kernel's symbols: %s: %s", out,
+			     strerror(errno));
+	} else if (copy_kallsyms(in, fd, &nonzero, &reading) || close(fd)) {
+		warn("cannot save the kernel's symbols: %s: %s",
+		     reading ? "/proc/kallsyms" : out, strerror(errno));
+		unlink(out);
+	} else if (!nonzero) {
 		warn("%s: the kernel hid its symbol addresses (all zero; "
 		     "kernel.kptr_restrict, or no CAP_SYSLOG)", out);
-done:
-	if (what)
-		warn("cannot save the kernel's symbols: %s: %s", what,
-		     strerror(err));
+	}
 	if (in >= 0)
 		close(in);
-	if (fd >= 0)
-		close(fd);
 	free(out);
+}
+
+/* The kernel refused the session: one line on why, and exit 1. */
+static void refused(const char *path, const struct sample_config *cfg,
+		    __u32 buffers, __u32 size)
+{
+	int err = errno;
+	char why[256];
+	__u32 appids = cfg->max_appids ? cfg->max_appids :
+		       SAMPLE_DEFAULT_MAX_APPIDS;
+
+	switch (err) {
+	case EBUSY:
+		die(1, "a sampling session is already active");
+	case ENOSYS:
+		die(1, "kernel has no sleepy support");
+	case EPERM:
+		if (sleepy_locked_down())
+			die(1, "%s: %s (" SLEEPY_LOCKDOWN_WHY ")", path,
+			    strerror(EPERM));
+		die(1, "%s: %s (needs CAP_SYS_ADMIN or CAP_PERFMON)", path,
+		    strerror(EPERM));
+	case EACCES:
+	case ELOOP:
+		if (broken_rule(path, why, sizeof(why)))
+			die(1, "%s: %s", path, why);
+		break;
+	case EINVAL:
+		if (broken_rule(path, why, sizeof(why)))
+			die(1, "%s: %s", path, why);
+		die(1, "%s: %s (the kernel rejected the path or the "
+		    "configuration: %" PRIu32 " buffers of %" PRIu32
+		    " bytes, %" PRIu32 " max appids, flags 0x%" PRIx32 ")",
+		    path, strerror(EINVAL), buffers, size, appids, cfg->flags);
+	case E2BIG:
+		die(1, "%s: the session would take more than 1/%u of the "
+		    "machine's memory (%" PRIu32 " buffers of %" PRIu32
+		    " bytes on each CPU, tables for %" PRIu32 " appids)", path,
+		    SAMPLE_MEMORY_FRACTION, buffers, size, appids);
+	case ENOMEM:
+		die(1, "%s: %s (%" PRIu32 " buffers of %" PRIu32 " bytes per "
+		    "CPU; the memory is charged to your memory cgroup)", path,
+		    strerror(ENOMEM), buffers, size);
+	}
+	die(1, "%s: %s", path, strerror(err));
 }
 
 int main(int argc, char **argv)
@@ -261,7 +400,8 @@ int main(int argc, char **argv)
 						     SAMPLE_MAX_BUFFER_SIZE);
 		} else if ((v = option_value(argc, argv, &i,
 					     "--max-appids"))) {
-			cfg.max_appids = number_arg("--max-appids", v, 0, 1,
+			cfg.max_appids = number_arg("--max-appids", v, 0,
+						    SAMPLE_MIN_APPIDS,
 						    SAMPLE_MAX_APPIDS);
 		} else if (!strcmp(a, "--user-only")) {
 			cfg.flags |= SAMPLE_F_USER_ONLY;
@@ -285,25 +425,5 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	switch (errno) {
-	case EBUSY:
-		die(1, "a sampling session is already active");
-	case ENOSYS:
-		die(1, "kernel has no sleepy support");
-	case EPERM:
-		die(1, "%s: %s (needs CAP_SYS_ADMIN or CAP_PERFMON)", path,
-		    strerror(EPERM));
-	case EINVAL:
-		die(1, "%s: %s (the kernel rejected the path or the "
-		    "configuration: %" PRIu32 " buffers of %" PRIu32
-		    " bytes, %" PRIu32 " max appids, flags 0x%" PRIx32 ")",
-		    path, strerror(EINVAL), buffers, size,
-		    cfg.max_appids ? cfg.max_appids : SAMPLE_DEFAULT_MAX_APPIDS,
-		    cfg.flags);
-	case ENOMEM:
-		die(1, "%s: %s (%" PRIu32 " buffers of %" PRIu32
-		    " bytes per CPU)", path, strerror(ENOMEM), buffers, size);
-	default:
-		die(1, "%s: %s", path, strerror(errno));
-	}
+	refused(path, &cfg, buffers, size);
 }

@@ -17,6 +17,7 @@
 
 #define PROG "sleepy_pmu"
 #include "die.h"
+#include "lockdown.h"
 
 #define STATS_PATH "/sys/class/misc/sleepy_pmu/stats"
 
@@ -105,10 +106,24 @@ static const char *optval(int argc, char **argv, int *i, const char *opt)
 	return argv[++*i];
 }
 
+/* Why a counter read failed, beyond strerror(), for an error line. */
+static const char *read_why(int err)
+{
+	if (err != EPERM)
+		return "";
+	if (sleepy_locked_down())
+		return " (" SLEEPY_LOCKDOWN_WHY ")";
+	return " (counts are CPU-wide: needs CAP_PERFMON, or "
+	       "kernel.perf_event_paranoid at 0 or below)";
+}
+
 static void config_error(int err, uint32_t source)
 {
 	switch (err) {
 	case EPERM:
+		if (sleepy_locked_down())
+			die(1, "config: %s (" SLEEPY_LOCKDOWN_WHY ")",
+			    strerror(err));
 		die(1, "config: %s (needs CAP_PERFMON or CAP_SYS_ADMIN)",
 		    strerror(err));
 	case ENODEV:
@@ -232,10 +247,12 @@ static int cmd_read(int argc, char **argv)
 				break;
 			/* EINVAL: a stopped counter or an offline CPU. */
 			if (sleepy_pmu_read_counter(fd, want, c, &value, &got)) {
-				if (errno == EINVAL)
+				int err = errno;
+
+				if (err == EINVAL)
 					continue;
-				die(1, "read: cpu %d, counter %" PRIu32 ": %s",
-				    want, c, strerror(errno));
+				die(1, "read: cpu %d, counter %" PRIu32 ": %s%s",
+				    want, c, strerror(err), read_why(err));
 			}
 			printf("%-4d %-8" PRIu32 " %" PRIu64 "\n", got, c,
 			       value);
