@@ -14,13 +14,16 @@ the one that works without a PMU (the runner fails a boot on any splat):
   storm on both CPUs, exec, CPU hotplug and rmmod while counters run.
 
 The guest side is tests/pmu/pmu_check.c and the sleepy_pmu tool; the tests
-read what they left in the shared folder.
+read what they left in the shared folder. Each scenario leaves its status
+there too (conftest.SCENARIO_SH), which the tests that read it check.
 """
 import json
 
 import pytest
 
-from conftest import run_vm
+from conftest import boot_scenarios, scenario_ok
+
+pytestmark = pytest.mark.vm
 
 MS = 1_000_000
 
@@ -32,32 +35,50 @@ MS = 1_000_000
 # Wait until N processes are registered (under the debug kernel, a
 # process can take a while to start).
 WAIT = r"""
-S=/mnt/share
 registered() { for i in $(seq 300); do
     [ $(sleepy_pmu list | wc -l) -gt $1 ] && return 0; sleep 0.1; done
     echo "timed out waiting for $1 registrations" >&2; return 1; }
 """
 
-# The scenarios of rates and shares, run on both kernels. (A first short
-# run lets the work that loading the module leaves to kthreads settle.)
-RATES = r"""
+
+
+def pmu_setup(threshold):
+    """The module loaded, the software source at threshold ns, and a first
+    short run (which lets the work that loading the module leaves to
+    kthreads settle)."""
+    return rf"""
+scenario setup <<'EOF'
 modprobe sleepy_pmu > $S/modprobe.out 2>&1 || exit 10
-sleepy_pmu config --source software --threshold 1000000 > $S/config.out 2>&1 || exit 11
+sleepy_pmu config --source software --threshold {threshold} > $S/config.out 2>&1 || exit 11
 pmu_check busy --seconds 0.5 > /dev/null || exit 11
+EOF
+"""
+
+
+# The scenarios of rates and shares, run on both kernels.
+RATES = pmu_setup(MS) + r"""
 # A registered spinner alone.
+scenario rate <<'EOF'
 pmu_check busy --seconds 3 > $S/rate.json
+EOF
 # A registered spinner and an unregistered one beside it.
+scenario beside <<'EOF'
 pmu_check busy --seconds 1.5 > $S/beside-reg.json &
 pmu_check busy --seconds 1.5 --no-register > $S/unreg.json &
 wait
+EOF
 # Two registered spinners sharing the CPU, and a registered sleeper.
+scenario share <<'EOF'
 pmu_check busy --seconds 1.5 > $S/share-a.json &
 pmu_check busy --seconds 1.5 > $S/share-b.json &
 pmu_check busy --seconds 3 --sleep > $S/sleeper.json &
 registered 3; sleepy_pmu list > $S/list.out 2>&1
 wait
+EOF
 # The example program.
+scenario example <<'EOF'
 pmu_example --seconds 2 > $S/example.out 2>&1; echo "status=$?" >> $S/example.out
+EOF
 """
 
 # The debug kernel, one vCPU under -icount (lockdep, KASAN, kmemleak: the
@@ -67,7 +88,9 @@ SCRIPT_1CPU = WAIT + RATES + r"""
 # signal's round trip costs about 100 us of guest time, so the period is
 # 200 us; at 100 us the spinner would make almost no progress of its own.)
 # An idle CPU takes no timer interrupts of ours: an idle second costs as
-# many with a 200 us counter running as with none.
+# many with a 200 us counter running as with none. (The storm runs with
+# the counter this configures.)
+scenario idle <<'EOF'
 sleepy_pmu stop > /dev/null || exit 12
 grep LOC: /proc/interrupts > $S/idle0-before.out; sleep 1
 grep LOC: /proc/interrupts > $S/idle0-after.out
@@ -76,12 +99,16 @@ sleepy_pmu stats > $S/idle-stats-before.out
 grep LOC: /proc/interrupts > $S/idle-before.out; sleep 1
 grep LOC: /proc/interrupts > $S/idle-after.out
 sleepy_pmu stats > $S/idle-stats-after.out
+EOF
+scenario dstorm <<'EOF'
 sleepy_pmu stats > $S/dstorm-before.out
 pmu_check busy --seconds 3 > $S/dstorm.json
 sleepy_pmu stats > $S/dstorm-after.out
+EOF
+scenario unload <<'EOF'
 sleepy_pmu stop > /dev/null || exit 13
 rmmod sleepy_pmu || exit 14
-echo all-done > $S/done
+EOF
 """
 
 # The release kernel, one vCPU under -icount: the same scenarios, where
@@ -92,39 +119,46 @@ echo all-done > $S/done
 # and the signal-cost benchmark's program, briefly, to check both of its
 # signal paths work.
 SCRIPT_RELEASE = WAIT + RATES + r"""
+scenario stress <<'EOF'
 sleepy_pmu config --source software --threshold 100000 > /dev/null || exit 11
 sleepy_pmu stats > $S/stress-before.out
 pmu_check busy --seconds 10 > $S/stress.json
 sleepy_pmu stats > $S/stress-after.out
 sleepy_pmu list > $S/stress-list.out
 sleepy_pmu stop > /dev/null || exit 12
+EOF
+scenario cost <<'EOF'
 for mode in none sleepy perf; do
     pmu_cost $mode 1000000 20000000 >> $S/cost.jsonl || exit 13
 done
+EOF
+scenario floor <<'EOF'
 for mode in syscall selfsignal queued; do
     pmu_cost $mode 20000 >> $S/floor.jsonl || exit 13
 done
+EOF
+scenario unload <<'EOF'
 rmmod sleepy_pmu || exit 14
-echo all-done > $S/done
+EOF
 """
 
 # The release kernel, two vCPUs under -icount (the runner boots on one and
 # init onlines the other: QEMU 7.2 cannot bring it up during boot under
 # icount): 10,000 signals per second on two CPUs for 10 s. A registered
 # spinner on each CPU, an overflow every 100 us of CPU time on each.
-SCRIPT_RELEASE_2CPU = WAIT + r"""
-modprobe sleepy_pmu > $S/modprobe.out 2>&1 || exit 10
-sleepy_pmu config --source software --threshold 100000 > /dev/null || exit 11
-pmu_check busy --seconds 0.5 > /dev/null || exit 11
+SCRIPT_RELEASE_2CPU = WAIT + pmu_setup(100_000) + r"""
+scenario storm <<'EOF'
 sleepy_pmu stats > $S/storm-before.out 2>&1
 pmu_check busy --seconds 10 --cpu 0 > $S/storm0.json &
 pmu_check busy --seconds 10 --cpu 1 > $S/storm1.json &
 wait
 sleepy_pmu stats > $S/storm-after.out 2>&1
 sleepy_pmu list > $S/after-list.out 2>&1
+EOF
+scenario unload <<'EOF'
 sleepy_pmu stop > /dev/null || exit 12
 rmmod sleepy_pmu || exit 13
-echo all-done > $S/done
+EOF
 """
 
 # Two vCPUs under -icount (the debug kernel): errors, reads across CPUs,
@@ -133,32 +167,47 @@ echo all-done > $S/done
 # ahead of CLOCK_MONOTONIC, which the monotonic check cannot tell from a
 # bad read.)
 SCRIPT_2CPU = WAIT + r"""
+scenario setup <<'EOF'
 modprobe sleepy_pmu > $S/modprobe.out 2>&1 || exit 10
+EOF
+scenario device <<'EOF'
 ls -l /dev/sleepy_pmu > $S/dev.out 2>&1
 sleepy_pmu --help > $S/help.out 2>&1
 pmu_example --help > $S/example-help.out 2>&1
+EOF
+scenario errors <<'EOF'
 pmu_check errors > $S/errors.jsonl 2> $S/errors.err
+EOF
 
 # The hardware source refuses where there is no PMU (TCG has none).
+scenario hw <<'EOF'
 sleepy_pmu config --source hardware --event 0x3c --threshold 100000 \
     > $S/hw.out 2>&1; echo "status=$?" >> $S/hw.out
+EOF
 # Tool errors.
+scenario tool-errors <<'EOF'
 sleepy_pmu config --source software --threshold 0 > $S/tool-zero.out 2>&1
 echo "status=$?" >> $S/tool-zero.out
 su user -s /bin/sh -c 'sleepy_pmu config --source software --threshold 1000000' \
     > $S/tool-eperm.out 2>&1; echo "status=$?" >> $S/tool-eperm.out
 sleepy_pmu read > $S/tool-read-none.out 2>&1; echo "status=$?" >> $S/tool-read-none.out
+su user -s /bin/sh -c 'sleepy_pmu read' > $S/tool-read-eperm.out 2>&1
+echo "status=$?" >> $S/tool-read-eperm.out
+EOF
 
 # Counter reads: CPU 1 (busy) from CPU 0, and the caller's own CPU.
+scenario reads <<'EOF'
 sleepy_pmu config --source software --threshold 20000000 > /dev/null || exit 12
 pmu_check busy --seconds 3 --cpu 1 --no-register > /dev/null &
 pmu_check monotonic --cpu 1 --threshold 20000000 --seconds 2 > $S/mono.json 2>&1
 sleepy_pmu read > $S/read.out 2>&1
 sleepy_pmu read --cpu 1 --counter 0 > $S/read1.out 2>&1
 wait
+EOF
 
 # A storm on both CPUs: a registered spinner on each, an overflow asked for
 # every 100 us of CPU time, and counter reads across CPUs meanwhile.
+scenario storm <<'EOF'
 sleepy_pmu config --source software --threshold 100000 > /dev/null || exit 13
 sleepy_pmu stats > $S/storm-before.out 2>&1
 pmu_check busy --seconds 10 --cpu 0 > $S/storm0.json &
@@ -167,73 +216,97 @@ pmu_check monotonic --cpu 1 --threshold 100000 --seconds 8 > $S/storm-mono.json 
 registered 2; sleep 2; sleepy_pmu list > $S/storm-list.out 2>&1
 wait
 sleepy_pmu stats > $S/storm-after.out 2>&1
+EOF
 
 # A registered process that execs: the new program (its handlers reset)
 # is not registered, so no overflow signal kills it.
+scenario exec <<'EOF'
 pmu_check busy --seconds 0.5 -- sh -c "sleepy_pmu list > $S/exec-list.out
     i=0; while [ \$i -lt 30000 ]; do i=\$((i+1)); done; echo survived \$\$" \
     > $S/exec.out 2>&1; echo "status=$?" >> $S/exec.out
+EOF
 
 # CPU hotplug while a counter runs: CPU 1 goes down and comes back, and
 # counts again.
+scenario hotplug <<'EOF'
 sleepy_pmu config --source software --threshold 1000000 > /dev/null || exit 15
 echo 0 > /sys/devices/system/cpu/cpu1/online || exit 16
 sleepy_pmu read --cpu 1 > $S/hp-offline.out 2>&1; echo "status=$?" >> $S/hp-offline.out
 pmu_check busy --seconds 0.5 > $S/hp-alone.json
 echo 1 > /sys/devices/system/cpu/cpu1/online || exit 17
 pmu_check busy --seconds 1.5 --cpu 1 > $S/hp-back.json
+EOF
 
 # rmmod while the device is open: refused. (The spinners run long: when
 # QEMU serves the shell's vCPU little, a second of the shell's guest time
 # can take several; the release 2-vCPU storm's docstring says more.)
+scenario rmmod-open <<'EOF'
 sleepy_pmu config --source software --threshold 1000000 > /dev/null || exit 14
 pmu_check busy --seconds 4 --cpu 1 > $S/open.json &
 registered 1
 rmmod sleepy_pmu > $S/rmmod-open.out 2>&1; echo "status=$?" >> $S/rmmod-open.out
 wait
+EOF
 # rmmod while counters run and a registered process spins (its file
 # closed): the module stops the counters and goes; the process lives on.
+scenario rmmod-run <<'EOF'
 pmu_check busy --seconds 8 --cpu 1 --close-fd > $S/closed.json &
 registered 1; sleep 1
 rmmod sleepy_pmu > $S/rmmod-run.out 2>&1; echo "status=$?" >> $S/rmmod-run.out
 test -e /dev/sleepy_pmu && echo "device-still-there" >> $S/rmmod-run.out
 wait
+EOF
+scenario remod <<'EOF'
 modprobe sleepy_pmu > $S/remod.out 2>&1; echo "status=$?" >> $S/remod.out
 sleepy_pmu list >> $S/remod.out 2>&1
 sleepy_pmu stats >> $S/remod.out 2>&1
 rmmod sleepy_pmu >> $S/remod.out 2>&1; echo "status=$?" >> $S/remod.out
-echo all-done > $S/done
+EOF
+
+# Lockdown for confidentiality refuses sampling and the counters, as it
+# refuses perf. It cannot be undone: the boot's last scenario.
+scenario lockdown <<'EOF'
+modprobe sleepy_pmu || exit 10
+sleepy_pmu config --source software --threshold 1000000 > /dev/null || exit 11
+mount -t securityfs securityfs /sys/kernel/security || exit 12
+cat /sys/kernel/security/lockdown > $S/lockdown.out
+echo confidentiality > /sys/kernel/security/lockdown || exit 13
+cat /sys/kernel/security/lockdown >> $S/lockdown.out
+sample_start -o /tmp/l.samples >> $S/lockdown.out 2>&1
+echo "status=$?" >> $S/lockdown.out
+sleepy_pmu read >> $S/lockdown.out 2>&1; echo "status=$?" >> $S/lockdown.out
+sleepy_pmu config --source software --threshold 2000000 >> $S/lockdown.out 2>&1
+echo "status=$?" >> $S/lockdown.out
+EOF
 """
 
 
-def boot(share, script, smp, icount, debug=True):
-    res = run_vm(script, smp=smp, debug=debug, share=share, timeout=900,
-                 icount=icount)
-    assert res.returncode == 0, res
-    assert (share / "done").exists(), res
+def boot(tmp_path_factory, name, script, smp, debug=True):
+    share = tmp_path_factory.mktemp(name)
+    boot_scenarios(script, share, smp=smp, debug=debug, timeout=900,
+                   icount=True)
     return share
 
 
 @pytest.fixture(scope="module")
 def one_cpu(tmp_path_factory):
-    return boot(tmp_path_factory.mktemp("pmu1"), SCRIPT_1CPU, 1, True)
+    return boot(tmp_path_factory, "pmu1", SCRIPT_1CPU, 1)
 
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
-    return boot(tmp_path_factory.mktemp("pmur"), SCRIPT_RELEASE, 1, True,
-                debug=False)
+    return boot(tmp_path_factory, "pmur", SCRIPT_RELEASE, 1, debug=False)
 
 
 @pytest.fixture(scope="module")
 def release_two(tmp_path_factory):
-    return boot(tmp_path_factory.mktemp("pmur2"), SCRIPT_RELEASE_2CPU, 2,
-                True, debug=False)
+    return boot(tmp_path_factory, "pmur2", SCRIPT_RELEASE_2CPU, 2,
+                debug=False)
 
 
 @pytest.fixture(scope="module")
 def two_cpus(tmp_path_factory):
-    return boot(tmp_path_factory.mktemp("pmu2"), SCRIPT_2CPU, 2, True)
+    return boot(tmp_path_factory, "pmu2", SCRIPT_2CPU, 2)
 
 
 def read(share, name):
@@ -245,12 +318,14 @@ def load(share, name):
 
 
 def test_device_and_help(two_cpus):
+    scenario_ok(two_cpus, "setup", "device")
     assert "crw-rw-rw-" in read(two_cpus, "dev.out")
     for name in ("help.out", "example-help.out"):
         assert "usage:" in read(two_cpus, name)
 
 
 def test_error_cases(two_cpus):
+    scenario_ok(two_cpus, "setup", "errors")
     rows = [json.loads(line)
             for line in read(two_cpus, "errors.jsonl").splitlines()]
     assert not read(two_cpus, "errors.err")
@@ -263,6 +338,11 @@ def test_error_cases(two_cpus):
                  "register bad pointer", "configure bad pointer",
                  "read bad pointer", "unprivileged configure",
                  "unprivileged read, not registered",
+                 "unprivileged read, registered",
+                 "unprivileged read, perf_event_paranoid 0",
+                 "register beyond the per-user limit",
+                 "unprivileged reader does not see root's registration",
+                 "unprivileged reader sees its own user's registrations",
                  "unprivileged unregister all", "unprivileged register",
                  "hardware source without a PMU", "register beyond capacity",
                  "dead children are dropped", "read after stop"):
@@ -270,6 +350,7 @@ def test_error_cases(two_cpus):
 
 
 def test_hardware_source_refuses_without_pmu(two_cpus):
+    scenario_ok(two_cpus, "setup", "hw")
     out = read(two_cpus, "hw.out")
     assert "status=1" in out
     assert "no usable hardware event source" in out
@@ -277,12 +358,18 @@ def test_hardware_source_refuses_without_pmu(two_cpus):
 
 
 def test_tool_errors(two_cpus):
+    scenario_ok(two_cpus, "setup", "tool-errors")
     zero = read(two_cpus, "tool-zero.out")
     assert "status=2" in zero and "--threshold" in zero
     eperm = read(two_cpus, "tool-eperm.out")
     assert "status=1" in eperm and "CAP_PERFMON" in eperm
     none = read(two_cpus, "tool-read-none.out")
     assert "status=1" in none and "no such counter is running" in none
+    assert read(two_cpus, "tool-read-eperm.out") == (
+        "cpu  counter  value\n"
+        "sleepy_pmu: read: cpu 0, counter 0: Operation not permitted "
+        "(counts are CPU-wide: needs CAP_PERFMON, or "
+        "kernel.perf_event_paranoid at 0 or below)\nstatus=1\n")
 
 
 def expected(run, threshold):
@@ -325,6 +412,7 @@ def check_rate(run, exact):
 
 def test_rate_and_pcs(rates):
     share, exact = rates
+    scenario_ok(share, "setup", "rate")
     rate = load(share, "rate.json")
     assert expected(rate, MS) > 2500
     check_rate(rate, exact)
@@ -334,6 +422,7 @@ def test_rate_and_pcs(rates):
 
 def test_unregistered_neighbour_gets_none(rates):
     share, exact = rates
+    scenario_ok(share, "setup", "beside")
     reg, unreg = load(share, "beside-reg.json"), load(share, "unreg.json")
     assert unreg["cpu_ns"] > 1.4e9
     assert unreg["received"] == 0 and unreg["foreign"] == 0
@@ -342,6 +431,7 @@ def test_unregistered_neighbour_gets_none(rates):
 
 def test_signals_only_while_running(rates):
     share, exact = rates
+    scenario_ok(share, "setup", "share")
     a, b = load(share, "share-a.json"), load(share, "share-b.json")
     for run in (a, b):
         check_rate(run, exact)
@@ -370,6 +460,7 @@ def test_signals_only_while_running(rates):
 
 def test_example_program(rates):
     share, _ = rates
+    scenario_ok(share, "setup", "example")
     out = read(share, "example.out")
     assert "status=0" in out
     shares = {}
@@ -385,6 +476,7 @@ def test_example_program(rates):
 
 
 def test_counter_reads_monotonic_across_cpus(two_cpus):
+    scenario_ok(two_cpus, "setup", "reads")
     mono = load(two_cpus, "mono.json")
     assert mono["reads"] > 100
     # 2 s of a busy CPU at 20 ms per overflow: up to 100 overflows seen
@@ -426,6 +518,7 @@ def accounted(d):
 
 
 def test_10k_signals_per_second_for_10_s(release):
+    scenario_ok(release, "setup", "stress")
     run = load(release, "stress.json")
     clean(run)
     seconds = run["cpu_ns"] / 1e9
@@ -454,6 +547,7 @@ def test_10k_signals_per_second_on_two_cpus(release_two):
     So no shell command runs during the storm: in such a run, one in
     CI took longer than the whole storm to list the registrations.
     """
+    scenario_ok(release_two, "setup", "storm")
     runs = [load(release_two, f"storm{cpu}.json") for cpu in (0, 1)]
     seconds = max(r["cpu_ns"] for r in runs) / 1e9
     for r in runs:
@@ -483,6 +577,7 @@ def test_10k_signals_per_second_on_two_cpus(release_two):
 
 
 def test_storm_under_lockdep_and_kasan(one_cpu):
+    scenario_ok(one_cpu, "setup", "idle", "dstorm")
     run = load(one_cpu, "dstorm.json")
     clean(run)
     assert run["received"] > 1000
@@ -494,6 +589,7 @@ def test_storm_under_lockdep_and_kasan(one_cpu):
 
 def test_cost_benchmark_paths(release):
     """bench/pmu_cost.c: both signal paths deliver at the asked period."""
+    scenario_ok(release, "setup", "cost")
     rows = {r["mode"]: r for r in
             map(json.loads, read(release, "cost.jsonl").splitlines())}
     assert rows["none"]["signals"] == 0
@@ -508,6 +604,7 @@ def test_cost_benchmark_paths(release):
 def test_cost_benchmark_floor(release):
     """bench/pmu_cost.c's floor modes: every tgkill() delivered, and a
     signal costs more than a bare system call."""
+    scenario_ok(release, "floor")
     rows = {r["mode"]: r for r in
             map(json.loads, read(release, "floor.jsonl").splitlines())}
     assert rows["syscall"]["signals"] == 0
@@ -523,6 +620,7 @@ def test_cost_benchmark_floor(release):
 def test_storm_on_two_cpus(two_cpus):
     """No hang, no registration lost, no splat (the boot checks that), and
     every overflow accounted for, with both CPUs interrupting at once."""
+    scenario_ok(two_cpus, "setup", "storm")
     runs = [load(two_cpus, "storm0.json"), load(two_cpus, "storm1.json")]
     for r in runs:
         clean(r)
@@ -544,6 +642,7 @@ def test_idle_cpu_takes_no_timer_interrupts(one_cpu):
     interrupts it takes with none (the 1000 Hz tick and whatever wakes),
     plus at most one per overflow that the CPU time of what did wake
     (kthreads, under the debug kernel) made: not one every 200 us."""
+    scenario_ok(one_cpu, "setup", "idle")
     def delta(name):
         before, after = (int(read(one_cpu, f"{name}-{when}.out").split()[1])
                          for when in ("before", "after"))
@@ -557,6 +656,7 @@ def test_idle_cpu_takes_no_timer_interrupts(one_cpu):
 
 
 def test_exec_drops_the_registration(two_cpus):
+    scenario_ok(two_cpus, "setup", "exec")
     out = read(two_cpus, "exec.out").splitlines()
     run = json.loads(out[0])
     assert run["received"] > 0, run
@@ -569,6 +669,7 @@ def test_exec_drops_the_registration(two_cpus):
 
 def test_cpu_hotplug_while_counting(two_cpus):
     """CPU 1 offline: not readable; back online: it counts again."""
+    scenario_ok(two_cpus, "setup", "hotplug")
     off = read(two_cpus, "hp-offline.out")
     assert "status=1" in off and "not online" in off.lower(), off
     alone = load(two_cpus, "hp-alone.json")
@@ -582,6 +683,7 @@ def test_cpu_hotplug_while_counting(two_cpus):
 
 
 def test_rmmod(two_cpus):
+    scenario_ok(two_cpus, "setup", "rmmod-open", "rmmod-run", "remod")
     assert "status=1" in read(two_cpus, "rmmod-open.out")
     opened = load(two_cpus, "open.json")
     assert opened["received"] > 0
@@ -597,3 +699,28 @@ def test_rmmod(two_cpus):
     assert remod[1].split() == ["pid", "signal", "name"]
     assert remod[2] == "source none"
     assert remod[-1] == "status=0"
+
+
+@pytest.mark.parametrize("boot_name", ["one_cpu", "release", "release_two"])
+def test_module_unloads_at_the_end(request, boot_name):
+    """The counters stop and rmmod works after the rates and the storms."""
+    scenario_ok(request.getfixturevalue(boot_name), "unload")
+
+
+def test_lockdown_refuses_sampling_and_counters(two_cpus):
+    """Under lockdown=confidentiality (LOCKDOWN_PERF), sample_start and
+    the device's CONFIGURE and READ_COUNTER are refused, as perf is."""
+    scenario_ok(two_cpus, "lockdown")
+    out = read(two_cpus, "lockdown.out").splitlines()
+    assert out[0] == "[none] integrity confidentiality"
+    assert out[1] == "none integrity [confidentiality]"
+    why = ("the kernel is locked down for confidentiality, which refuses "
+           "it as it refuses perf")
+    assert out[2:] == [
+        f"sample_start: /tmp/l.samples: Operation not permitted ({why})",
+        "status=1",
+        "cpu  counter  value",
+        f"sleepy_pmu: read: cpu 0, counter 0: Operation not permitted ({why})",
+        "status=1",
+        f"sleepy_pmu: config: Operation not permitted ({why})",
+        "status=1"], out

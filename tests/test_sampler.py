@@ -1,13 +1,16 @@
 """The in-kernel tick sampler, checked against ground truth in the VM.
 
 Everything runs on the debug kernel (lockdep, KASAN, kmemleak, ...): the
-runner fails a boot on any splat. Two boots: one at 2 vCPUs batching most
-scenarios, one at 4 vCPUs for fairness, a starved pool and start/stop
-cycles under a fork storm. Each scenario leaves its session file and the
-tools' output in the shared folder; the tests read them with sleepyread,
-which is independent of parse.
+runner fails a boot on any splat. Three boots: one at 1 vCPU for the
+accuracy checks, one at 2 vCPUs batching most scenarios, one at 4 vCPUs
+for fairness, a starved pool and start/stop cycles under a fork storm.
+Each scenario (conftest.SCENARIO_SH) leaves its session file and the
+tools' output in the shared folder, and its status; the tests check the
+status of the scenarios they read (scenario_ok), and read them with
+sleepyread, which is independent of parse.
 """
 import collections
+import errno
 import json
 import re
 
@@ -15,16 +18,22 @@ import pytest
 
 import sleepyfile as sf
 import sleepyread
-from conftest import BUILD, run_vm
+from conftest import GUEST_BIN, boot_scenarios, scenario_ok
 
-GUEST_BIN = BUILD / "user" / "guest"
+pytestmark = pytest.mark.vm
+
 HZ = 1000
 
+# run NAME CMD...: CMD in a session of its own; the session file goes to
+# $S/NAME.samples, sample_stop's statistics to $S/NAME.stats.
 RUN = r"""
-S=/mnt/share
 run() { name=$1; shift; sample_start -o /var/log/$name.samples || exit 10
         "$@"; sample_stop --json > $S/$name.stats || exit 11
         cp /var/log/$name.samples $S/; }
+# with_pid_max N NAME CMD...: run NAME CMD... with pid_max at N.
+with_pid_max() { _old=$(cat /proc/sys/kernel/pid_max)
+        echo $1 > /proc/sys/kernel/pid_max; shift; run "$@"
+        echo $_old > /proc/sys/kernel/pid_max; }
 """
 
 # One vCPU: with several, single-threaded TCG runs them in turn and a vCPU
@@ -32,33 +41,52 @@ run() { name=$1; shift; sample_start -o /var/log/$name.samples || exit 10
 # never happen (about 5% here with two); CPU time × HZ is the truth only
 # where every tick is delivered.
 SCRIPT_1CPU = RUN + r"""
-# A busy loop: where its samples fall, and how many. Long enough that
-# startup (slow under TCG, which translates code on first execution) is
-# a small part of it.
+# A busy loop: where its samples fall, and how many. TCG translates code
+# on its first execution, and the guest's clock sees that time as spent in
+# the code being translated: a first run of loop spends about 25 ms (1%
+# of this run, more on a loaded host) in start-up and exit code that a
+# native run passes through in microseconds. A warm-up run first leaves
+# those blocks translated, so the measured run's time outside main is the
+# code's own. Long enough that start-up is a small part of it.
+scenario loop <<'EOF'
+loop 1000 > /dev/null
 run loop sh -c 'loop 300000000 > /mnt/share/loop.out; sleep 0.3'
+EOF
+scenario parse-loop <<'EOF'
 parse /var/log/loop.samples > $S/parse-loop.txt
 parse --format csv --by appid-eip /var/log/loop.samples > $S/parse-loop.csv
-echo all-done > $S/done
+EOF
 """
 
 SCRIPT_2CPU = RUN + r"""
 
 # exec in place and fork-then-exec: the busy part is loop's, not sh's.
+scenario exec <<'EOF'
 run exec sh -c 'sh -c "exec loop 30000000" > /mnt/share/exec1.out;
                 sh -c "loop 30000000; echo forked" > /mnt/share/exec2.out'
+EOF
 
 # Threads share the appid; tids tell them apart.
+scenario threads <<'EOF'
 run threads sh -c 'spin -t 4 -s 1 > /mnt/share/threads.out'
+EOF
 
 # Two spinners on two CPUs get fair shares.
+scenario fair2 <<'EOF'
 run fair2 sh -c 'taskset -c 0 spin -s 2 > /mnt/share/fair2-1.out &
                  taskset -c 1 spin -s 2 > /mnt/share/fair2-2.out & wait'
+EOF
 
 # A process that exits long before sample_stop keeps path and mappings.
+scenario short <<'EOF'
 run short sh -c 'loop 1000 > /dev/null; sleep 1'
+EOF
 
 # Errors and edge cases.
+scenario abi <<'EOF'
 abi_check /tmp > $S/abi.out 2>&1
+EOF
+scenario tool-errors <<'EOF'
 su user -s /bin/sh -c 'sample_start -o /tmp/u.samples' > $S/eperm.out 2>&1
 echo "status=$?" >> $S/eperm.out
 sample_start -o /nonexistent/x > $S/enoent.out 2>&1; echo "status=$?" >> $S/enoent.out
@@ -69,83 +97,204 @@ test -e /tmp/symlink-target && echo "target-created" >> $S/symlink.out
 sample_stop > $S/stop-none.out 2>&1; echo "status=$?" >> $S/stop-none.out
 sample_start -o /tmp/busy1 && { sample_start -o /tmp/busy2 > $S/ebusy.out 2>&1
   echo "status=$?" >> $S/ebusy.out; sample_stop > /dev/null; }
+EOF
 
 # A full file system: the write error is reported, the kernel carries on.
+scenario full <<'EOF'
 mkdir -p /mnt/full && mount -t tmpfs -o size=1m tmpfs /mnt/full
 dd if=/dev/zero of=/mnt/full/fill bs=1k count=1000 2>/dev/null
 sample_start -o /mnt/full/s.samples && loop 50000000 > /dev/null
 sample_stop > $S/full.out 2>&1; echo "status=$?" >> $S/full.out
+cp /mnt/full/s.samples $S/full.samples; ls /mnt/full > $S/full.ls
+EOF
+scenario after <<'EOF'
 run after sh -c 'loop 1000000 > /dev/null'
+EOF
 
 # PID reuse: pid_max at its minimum, more sequential processes than pids.
-old=$(cat /proc/sys/kernel/pid_max)
-echo 301 > /proc/sys/kernel/pid_max
-run reuse sh -c 'i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done'
-echo $old > /proc/sys/kernel/pid_max
-echo all-done > $S/done
+scenario reuse <<'EOF'
+with_pid_max 301 reuse sh -c 'i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done'
+EOF
+
+# Session files are private. uid 1000 lays traps in a folder of its own:
+# a file of its own (0666), a hard link to a root-private file, a FIFO
+# with a reader waiting, a PATH.kallsyms made in advance. Each is refused
+# and left as it was; root's own private file is reused.
+scenario private <<'EOF'
+echo 0 > /proc/sys/fs/protected_hardlinks
+mkdir /tmp/u && chown 1000:1000 /tmp/u && chmod 755 /tmp/u
+su user -s /bin/sh -c 'umask 0; echo mine > /tmp/u/pre; mkfifo /tmp/u/fifo
+  echo mine > /tmp/u/k.samples.kallsyms'
+start() { out=$S/priv-$1.out; shift; sample_start -o "$@" > $out 2>&1
+          echo "status=$?" >> $out; }
+start pre /tmp/u/pre; sample_stop > /dev/null 2>&1; cat /tmp/u/pre >> $S/priv-pre.out
+(umask 077; echo old > /tmp/rootfile)
+su user -s /bin/sh -c 'ln /tmp/rootfile /tmp/u/link'
+start link /tmp/rootfile; sample_stop > /dev/null 2>&1; cat /tmp/rootfile >> $S/priv-link.out
+cat /tmp/u/fifo > /tmp/fifo-read & reader=$!
+start fifo /tmp/u/fifo; sample_stop > /dev/null 2>&1; sleep 0.5
+if kill -0 $reader 2>/dev/null; then echo reader-waiting >> $S/priv-fifo.out
+  echo bye > /tmp/u/fifo; fi; wait $reader
+(umask 022; echo old > /tmp/open644)
+start 644 /tmp/open644; sample_stop > /dev/null 2>&1; ls -l /tmp/open644 >> $S/priv-644.out
+(umask 077; head -c 100000 /dev/zero > /tmp/own.samples)
+start own /tmp/own.samples && /bin/true && sample_stop > /dev/null
+cp /tmp/own.samples $S/priv-own.samples
+start kallsyms /tmp/u/k.samples && /bin/true && sample_stop > /dev/null
+ls -ln /tmp/u/k.samples.kallsyms /tmp/u/k.samples /tmp/own.samples.kallsyms \
+  > $S/priv-ls.out; cat /tmp/u/k.samples.kallsyms >> $S/priv-ls.out
+for f in /tmp/u/k.samples /tmp/own.samples /tmp/own.samples.kallsyms; do
+  su user -s /bin/sh -c "cat $f > /dev/null" 2>> $S/priv-read.out
+  echo "status=$?" >> $S/priv-read.out; done
+EOF
+
+# The writer writes with its opener's credentials: uid 1000 with only
+# CAP_PERFMON opens the session, then sets the setuid bit on the file.
+# A write with uid 1000's credentials clears it (they lack CAP_FSETID); a
+# kworker's would keep it. The mode is read before sample_stop, whose own
+# writes run as the caller anyway. (Every exec queues records and wakes
+# the writer, so the bit may be gone as soon as chmod has run.)
+scenario creds <<'EOF'
+mkdir /tmp/c && chown 1000:1000 /tmp/c
+runas --cap perfmon 1000:1000 sh -c 'sample_start -o /tmp/c/s.samples || exit 1
+  chmod 4600 /tmp/c/s.samples && echo chmod-ok > /tmp/c/mode
+  loop 3000000 > /dev/null; /bin/true; sleep 1
+  stat -c %a /tmp/c/s.samples >> /tmp/c/mode; sample_stop > /dev/null' \
+  > $S/creds.out 2>&1; echo "status=$?" >> $S/creds.out
+cat /tmp/c/mode >> $S/creds.out
+EOF
+
+# An exec that finds the appid pool full: loop's samples are dropped, not
+# filed under the shell it replaced. The pool (16) fills with the kernel
+# threads, the shell and twenty /bin/true while the shell sleeps.
+scenario fullexec <<'EOF'
+sample_start -o /var/log/fullexec.samples --max-appids 16 || exit 10
+sh -c 'echo pid=$$; sleep 1; exec loop 100000000' > $S/fullexec-loop.out &
+i=0; while [ $i -lt 20 ]; do /bin/true; i=$((i+1)); done
+wait
+sample_stop --json > $S/fullexec.stats; cp /var/log/fullexec.samples $S/
+EOF
+
+# Pid reuse at exit: with SIGCHLD ignored, an exiting child is reaped in
+# exit_notify() and its pid is free at once; with few pids (once pids
+# have wrapped, 300..399) a fork takes it within microseconds. No child
+# may lose its appid to its predecessor's exit. These scenarios come
+# after "reuse", which needs the pid cursor below 300.
+scenario exitreuse <<'EOF'
+with_pid_max 400 exitreuse sh -c "forkstorm 10 1 > $S/forkstorm.out"
+EOF
+
+# A process that holds its mmap_lock (the splat test module holds the
+# loading modprobe's for 20 s) cannot wedge sample_start, nor sample_stop
+# behind it: a killed sample_start gives way, and sample_stop ends the
+# session while the lock is still held.
+scenario wedge <<'EOF'
+modprobe sleepy_splat_test provoke=hold_mmap hold_ms=20000 & holder=$!
+until dmesg | grep -q "holding mmap_lock"; do sleep 0.2; done
+sample_start -o /var/log/wedge.samples > $S/wedge-start.out 2>&1 & starter=$!
+sleep 2; kill -9 $starter
+sample_stop > /dev/null 2> $S/wedge.out; echo "status=$?" >> $S/wedge.out
+kill -0 $holder 2>/dev/null && echo holder-still-holding >> $S/wedge.out
+wait $holder; rmmod sleepy_splat_test
+EOF
+
+# Memory: charged to the caller's memory cgroup (a 64 MiB pool per CPU in
+# a 16 MiB cgroup fails, and fits outside it), and at most a quarter of
+# RAM (the debug guest has 1 GiB: 2 x 256 MiB is refused).
+scenario memory <<'EOF'
+mkdir -p /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup || exit 10
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control || exit 11
+mkdir /sys/fs/cgroup/small && echo 16M > /sys/fs/cgroup/small/memory.max
+sh -c 'echo $$ > /sys/fs/cgroup/small/cgroup.procs
+  exec sample_start -o /tmp/m1.samples --buffers 64 --buffer-size 1M' \
+  > $S/memcg.out 2>&1; echo "status=$?" >> $S/memcg.out
+sample_stop > /dev/null 2>&1
+sample_start -o /tmp/m2.samples --buffers 64 --buffer-size 1M \
+  > $S/memroot.out 2>&1; echo "status=$?" >> $S/memroot.out
+sample_stop > /dev/null 2>&1
+sample_start -o /tmp/m3.samples --buffers 4096 --buffer-size 64K \
+  > $S/e2big.out 2>&1; echo "status=$?" >> $S/e2big.out
+EOF
 """
 
 SCRIPT_4CPU = r"""
-S=/mnt/share
+scenario fair4 <<'EOF'
 sample_start -o /var/log/fair4.samples || exit 10
 for i in 0 1 2 3; do taskset -c $i spin -s 3 > $S/fair4-$i.out & done; wait
 sample_stop --json > $S/fair4.stats; cp /var/log/fair4.samples $S/
+EOF
 
 # A starved pool under load: real-time spinners on every CPU keep the
 # writer waiting; drops are counted, nothing goes unaccounted.
+scenario tiny <<'EOF'
 sample_start -o /var/log/tiny.samples --buffers 2 --buffer-size 256 || exit 12
 for i in 1 2 3 4; do spin --fifo -s 1 > /dev/null & done; wait
 sample_stop --json > $S/tiny.stats; cp /var/log/tiny.samples $S/
+EOF
 
 # The default pool under full load: zero drops.
+scenario full4 <<'EOF'
 sample_start -o /var/log/full4.samples || exit 13
 for i in 1 2 3 4; do spin -s 2 > /dev/null & done; wait
 sample_stop --json > $S/full4.stats
+EOF
 
 # 1000 start/stop cycles while a fork/exit storm runs on the other CPUs.
+scenario cycles <<'EOF'
 ( while [ ! -e /tmp/stop ]; do /bin/true; done ) &
 ( while [ ! -e /tmp/stop ]; do /bin/true; done ) &
 cycles 1000 /var/log/cycle.samples > $S/cycles.out 2>&1
 touch /tmp/stop; wait
+EOF
 
 # One session through a storm of short processes: pid entries come back.
+scenario storm <<'EOF'
 sample_start -o /var/log/storm.samples --max-appids 4096 || exit 14
 i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done
 sample_stop --json > $S/storm.stats
+EOF
+
+# A bounded fuzzer: 60 s of random configurations, sizes, flags, pointers
+# and call orders at sample_start, sample_stop and /dev/sleepy_pmu, while
+# a fork/exec storm runs. Every call must return success or a documented
+# error; the boot itself must show no splat, and kmemleak scans after.
+scenario fuzz <<'EOF'
+modprobe sleepy_pmu || exit 10
+( while [ ! -e /tmp/fuzz-stop ]; do /bin/true; done ) &
+( while [ ! -e /tmp/fuzz-stop ]; do sh -c 'loop 100000 > /dev/null'; done ) &
+sysfuzz --seed 1 60 > $S/fuzz.json 2> $S/fuzz.err
+echo "status=$?" >> $S/fuzz.err
+touch /tmp/fuzz-stop; wait
+rmmod sleepy_pmu || exit 11
+EOF
 
 # kmemleak reports objects older than 5 s: wait, then scan.
+scenario kmemleak <<'EOF'
 sleep 6
 echo scan > /sys/kernel/debug/kmemleak
 cat /sys/kernel/debug/kmemleak > $S/kmemleak.out
-echo all-done > $S/done
+EOF
 """
+
+
+def boot(tmp_path_factory, name, script, smp):
+    return boot_scenarios(script, tmp_path_factory.mktemp(name), smp=smp,
+                          debug=True, timeout=1500)
 
 
 @pytest.fixture(scope="module")
 def one(tmp_path_factory):
-    share = tmp_path_factory.mktemp("one")
-    r = run_vm(SCRIPT_1CPU, smp=1, debug=True, share=share, timeout=1500)
-    assert r.returncode == 0, r
-    assert r.file("done") == "all-done\n", r
-    return r
+    return boot(tmp_path_factory, "one", SCRIPT_1CPU, 1)
 
 
 @pytest.fixture(scope="module")
-def two(module_share):
-    r = run_vm(SCRIPT_2CPU, smp=2, debug=True, share=module_share,
-               timeout=1500)
-    assert r.returncode == 0, r
-    assert r.file("done") == "all-done\n", r
-    return r
+def two(tmp_path_factory):
+    return boot(tmp_path_factory, "two", SCRIPT_2CPU, 2)
 
 
 @pytest.fixture(scope="module")
 def four(tmp_path_factory):
-    share = tmp_path_factory.mktemp("four")
-    r = run_vm(SCRIPT_4CPU, smp=4, debug=True, share=share, timeout=1500)
-    assert r.returncode == 0, r
-    assert r.file("done") == "all-done\n", r
-    return r
+    return boot(tmp_path_factory, "four", SCRIPT_4CPU, 4)
 
 
 def session(r, name):
@@ -170,6 +319,7 @@ def kv(text):
 # ------------------------------------------------------------ accuracy
 
 def test_loop_samples_fall_in_main(one):
+    scenario_ok(one.share, "loop")
     s = session(one, "loop")
     [app] = s.by_name("loop")
     assert app["path"] == "/usr/bin/loop"
@@ -181,6 +331,7 @@ def test_loop_samples_fall_in_main(one):
 
 
 def test_loop_samples_match_cpu_time(one):
+    scenario_ok(one.share, "loop")
     s = session(one, "loop")
     [app] = s.by_name("loop")
     user = s.samples_of([app["appid"]], sf.MODE_USER)
@@ -190,6 +341,7 @@ def test_loop_samples_match_cpu_time(one):
 
 
 def test_header_describes_the_session(one):
+    scenario_ok(one.share, "loop")
     s = session(one, "loop")
     h = s.header
     assert h["hz"] == HZ and h["nr_cpus"] == 1
@@ -198,6 +350,7 @@ def test_header_describes_the_session(one):
 
 
 def test_every_sample_is_well_formed(one):
+    scenario_ok(one.share, "loop")
     s = session(one, "loop")
     assert s.stats is not None
     assert len(s.samples) == s.stats["samples_written"]
@@ -220,6 +373,7 @@ def test_every_sample_is_well_formed(one):
 
 
 def test_idle_and_kernel_threads_have_their_own_appids(one):
+    scenario_ok(one.share, "loop")
     s = session(one, "loop")
     names = {a["name"] for a in s.appids.values()}
     assert "[idle]" in names
@@ -232,6 +386,7 @@ def test_idle_and_kernel_threads_have_their_own_appids(one):
 
 
 def test_kernel_samples_carry_the_user_ip(one):
+    scenario_ok(one.share, "loop")
     s = session(one, "loop")
     user_procs = {a["appid"] for a in s.appids.values()
                   if not a["flags"] and a["path"]}
@@ -247,9 +402,11 @@ def test_kernel_samples_carry_the_user_ip(one):
 
 
 def test_accounting_is_exact(one, two):
+    scenario_ok(one.share, "loop")
     check_accounting(stats(one, "loop"))
     for name in ("exec", "threads", "fair2", "short", "after",
                  "reuse"):
+        scenario_ok(two.share, name)
         st = stats(two, name)
         check_accounting(st)
         assert st["write_errors"] == 0
@@ -259,6 +416,7 @@ def test_accounting_is_exact(one, two):
 
 
 def test_guest_parse_shows_loops_hot_eip(one):
+    scenario_ok(one.share, "loop", "parse-loop")
     lo, hi = sleepyread.symbol_range(GUEST_BIN / "loop", "main")
     rows = [l.split(",") for l in one.file("parse-loop.csv").splitlines()]
     assert rows[0] == ["app", "instance", "pid", "mode", "eip", "samples",
@@ -272,6 +430,7 @@ def test_guest_parse_shows_loops_hot_eip(one):
 # ------------------------------------------------------------ appids
 
 def test_exec_attributes_the_work_to_the_new_binary(two):
+    scenario_ok(two.share, "exec")
     s = session(two, "exec")
     loops = s.by_name("loop")
     assert [a["instance"] for a in loops] == [0, 1]
@@ -292,6 +451,7 @@ def test_exec_attributes_the_work_to_the_new_binary(two):
 
 
 def test_threads_share_one_appid(two):
+    scenario_ok(two.share, "threads")
     s = session(two, "threads")
     [app] = s.by_name("spin")
     out = two.file("threads.out")
@@ -304,6 +464,7 @@ def test_threads_share_one_appid(two):
 
 
 def test_short_lived_process_keeps_path_and_mappings(two):
+    scenario_ok(two.share, "short")
     s = session(two, "short")
     [app] = s.by_name("loop")
     assert app["path"] == "/usr/bin/loop"
@@ -316,6 +477,7 @@ def test_short_lived_process_keeps_path_and_mappings(two):
 
 
 def test_pid_reuse_gives_distinct_instances(two):
+    scenario_ok(two.share, "reuse")
     s = session(two, "reuse")
     trues = s.by_name("true")
     assert [a["instance"] for a in trues] == list(range(400))
@@ -350,6 +512,7 @@ def fair_shares(s, nr):
 
 
 def test_two_spinners_get_fair_shares(two):
+    scenario_ok(two.share, "fair2")
     ratios, total = fair_shares(session(two, "fair2"), 2)
     assert total > 1000
     mean = sum(ratios) / len(ratios)
@@ -358,6 +521,7 @@ def test_two_spinners_get_fair_shares(two):
 
 
 def test_four_spinners_get_fair_shares(four):
+    scenario_ok(four.share, "fair4")
     s = session(four, "fair4")
     ratios, total = fair_shares(s, 4)
     # Single-threaded TCG runs the 4 vCPUs in turn: each gets about a
@@ -371,6 +535,7 @@ def test_four_spinners_get_fair_shares(four):
 
 
 def test_default_pool_has_no_drops_at_four_cpus(four):
+    scenario_ok(four.share, "full4")
     st = stats(four, "full4")
     check_accounting(st)
     assert st["samples_taken"] > 1000
@@ -379,6 +544,7 @@ def test_default_pool_has_no_drops_at_four_cpus(four):
 
 
 def test_starved_pool_counts_its_drops(four):
+    scenario_ok(four.share, "tiny")
     st = stats(four, "tiny")
     check_accounting(st)
     assert st["dropped_no_buffer"] > 0
@@ -388,6 +554,7 @@ def test_starved_pool_counts_its_drops(four):
 
 
 def test_start_stop_cycles_under_fork_storm(four):
+    scenario_ok(four.share, "cycles", "kmemleak")
     got = kv(four.file("cycles.out"))
     assert got["cycles"] == "1000" and got["bad"] == "0", got
     assert int(got["samples"]) > 0
@@ -395,6 +562,7 @@ def test_start_stop_cycles_under_fork_storm(four):
 
 
 def test_pid_entries_come_back_after_exit(four):
+    scenario_ok(four.share, "storm")
     st = stats(four, "storm")
     # 300 processes came and went; only the few still alive stay mapped.
     assert st["appids"] >= 600
@@ -404,6 +572,7 @@ def test_pid_entries_come_back_after_exit(four):
 # ------------------------------------------------------------ errors
 
 def test_abi_errors(two):
+    scenario_ok(two.share, "abi")
     got = dict(l.split(": ", 1) for l in two.file("abi.out").splitlines())
     assert got == {
         "stop-without-start": "EINVAL",
@@ -432,6 +601,7 @@ def test_abi_errors(two):
 
 
 def test_tool_errors(two):
+    scenario_ok(two.share, "tool-errors")
     assert two.file("eperm.out") == (
         "sample_start: /tmp/u.samples: Operation not permitted "
         "(needs CAP_SYS_ADMIN or CAP_PERFMON)\nstatus=1\n")
@@ -447,9 +617,163 @@ def test_tool_errors(two):
         "sample_start: a sampling session is already active\nstatus=1\n")
 
 
+# ------------------------------------------------------------ security
+
+def test_session_files_are_private(two):
+    """Item 1 of the hardening review: an existing file is reused only if
+    it is the caller's own, with one link and no group or other access;
+    anything else is refused and left as it was, and a FIFO is never
+    opened (its waiting reader stays blocked)."""
+    scenario_ok(two.share, "private")
+    assert two.file("priv-pre.out") == (
+        "sample_start: /tmp/u/pre: owned by uid 1000, not by you (uid 0); "
+        "a session file must be private: remove it or choose another "
+        "path\nstatus=1\nmine\n")
+    assert two.file("priv-link.out") == (
+        "sample_start: /tmp/rootfile: has 2 hard links; a session file "
+        "must be private: remove it or choose another path\nstatus=1\nold\n")
+    assert two.file("priv-fifo.out") == (
+        "sample_start: /tmp/u/fifo: is a FIFO; a session is written only "
+        "to a regular file, and a symbolic link is not followed\nstatus=1\n"
+        "reader-waiting\n")
+    out = two.file("priv-644.out")
+    assert out.startswith("sample_start: /tmp/open644: mode 0644 lets group "
+                          "or others in; a session file must be private: "
+                          "chmod 600 it, remove it, or choose another path\n"
+                          "status=1\n-rw-r--r-- "), out
+    assert two.file("priv-own.out") == "status=0\n"
+    own = sleepyread.read(two.share / "priv-own.samples")
+    assert own.stats is not None and own.by_name("true")
+
+
+def test_kallsyms_copy_is_private_and_traps_are_left_alone(two):
+    scenario_ok(two.share, "private")
+    out = two.file("priv-kallsyms.out")
+    assert out == ("sample_start: warning: cannot save the kernel's symbols: "
+                   "/tmp/u/k.samples.kallsyms: owned by uid 1000, not by you "
+                   "(uid 0); a session file must be private: remove it or "
+                   "choose another path\nstatus=0\n"), out
+    ls = two.file("priv-ls.out").splitlines()
+    modes = {line.split()[-1]: line.split()[:4] for line in ls[:3]}
+    assert modes["/tmp/u/k.samples.kallsyms"][0] == "-rw-rw-rw-"
+    assert modes["/tmp/u/k.samples.kallsyms"][2:4] == ["1000", "1000"]
+    assert ls[3] == "mine"
+    for f in ("/tmp/u/k.samples", "/tmp/own.samples.kallsyms"):
+        assert modes[f][0] == "-rw-------" and modes[f][2] == "0", ls
+    # uid 1000 can read nothing of any session.
+    read = two.file("priv-read.out")
+    assert read.count("Permission denied") == 3, read
+    assert "status=0" not in read
+
+
+def test_writer_uses_the_openers_credentials(two):
+    """Item 2: the setuid bit uid 1000 set on its session file is cleared
+    by the writer's next write, as a write with uid 1000's credentials
+    clears it; a kworker's credentials (CAP_FSETID) would keep it."""
+    scenario_ok(two.share, "creds")
+    lines = two.file("creds.out").splitlines()
+    assert "status=0" in lines, lines
+    assert lines[-2:] == ["chmod-ok", "600"], lines
+
+
+def test_exec_with_a_full_pool_files_nothing_under_the_old_appid(two):
+    """Item 9: after an exec that finds the pool full, the samples are
+    dropped_no_appid; none is filed under the shell that exec replaced."""
+    scenario_ok(two.share, "fullexec")
+    st = stats(two, "fullexec")
+    check_accounting(st)
+    assert st["appids"] == 16
+    s = session(two, "fullexec")
+    assert not s.by_name("loop")
+    out = kv(two.file("fullexec-loop.out"))
+    # The shell's appids (its fork, then its exec of sh): the last is the
+    # one the exec of loop found.
+    shell = max((a for a in s.appids.values() if a["pid"] == int(out["pid"])),
+                key=lambda a: a["appid"])
+    assert shell["name"] != "loop"
+    lo, hi = sleepyread.symbol_range(GUEST_BIN / "loop", "main")
+    misfiled = [x for x in s.samples if x["mode"] == sf.MODE_USER and
+                lo <= x["ip"] < hi]
+    assert not misfiled, misfiled[:3]
+    utime = float(out["utime"])
+    # Two vCPUs under TCG lose about 5% of ticks (SCRIPT_1CPU's comment).
+    assert st["dropped_no_appid"] >= 0.9 * utime * HZ, (st, utime)
+
+
+def test_pid_reuse_at_exit_keeps_every_child_named(two):
+    """Item 8: a child that takes the pid its predecessor freed in
+    exit_notify() keeps its own appid, path and all, and is never named
+    by the tick."""
+    scenario_ok(two.share, "exitreuse")
+    out = kv(two.file("forkstorm.out"))
+    assert int(out["forks"]) > 100, out
+    s = session(two, "exitreuse")
+    users = [a for a in s.appids.values()
+             if not a["flags"] & (sf.APPID_F_KTHREAD | sf.APPID_F_IDLE)
+             and a["name"] != "[exiting]"]
+    ticked = [a for a in users if a["origin"] == sf.ORIGIN_TICK]
+    assert not ticked, ticked[:3]
+    storm = s.by_name("forkstorm")
+    assert len(storm) == int(out["forks"]) + 1
+    assert all(a["path"] == "/usr/bin/forkstorm" for a in storm)
+    pids = collections.Counter(a["pid"] for a in storm)
+    assert max(pids.values()) > 1, "pids were not reused"
+
+
+def test_a_held_mmap_lock_does_not_wedge_start_or_stop(two):
+    """Item 11: sample_start, killed while it waits for a process's
+    mmap_lock, gives way, and sample_stop ends the session while the lock
+    is still held."""
+    scenario_ok(two.share, "wedge")
+    assert two.file("wedge.out") == "status=0\nholder-still-holding\n"
+
+
+def test_session_memory_is_charged_and_bounded(two):
+    """Item 12: the pools are charged to the caller's memory cgroup, and
+    a session over a quarter of RAM is refused before it allocates."""
+    scenario_ok(two.share, "memory")
+    assert two.file("memcg.out") == (
+        "sample_start: /tmp/m1.samples: Cannot allocate memory (64 buffers "
+        "of 1048576 bytes per CPU; the memory is charged to your memory "
+        "cgroup)\nstatus=1\n")
+    assert two.file("memroot.out") == "status=0\n"
+    assert two.file("e2big.out") == (
+        "sample_start: /tmp/m3.samples: the session would take more than "
+        "1/4 of the machine's memory (4096 buffers of 65536 bytes on each "
+        "CPU, tables for 4096 appids)\nstatus=1\n")
+
+
+def test_fuzzer_finds_only_documented_errors(four):
+    """Item 16: 60 s of random calls under the debug kernel, beside a
+    fork/exec storm: every call succeeds or fails with a documented error
+    (the fixture fails the boot on a splat or a hang)."""
+    scenario_ok(four.share, "fuzz")
+    assert four.file("fuzz.err") == "status=0\n"
+    out = json.loads(four.file("fuzz.json"))
+    assert out["device"] and out["undocumented"] == 0, out
+    # About 1000 calls in 60 s on the 4-vCPU debug guest (starts and
+    # stops are slow there); fewer means the fuzzer was stuck.
+    assert out["calls"] > 500, out
+    errors = out["errors"]
+    # Each kind of call got through sometimes, and was refused sometimes.
+    for call in ("sample_start", "sample_stop", "ioctl"):
+        assert errors[call].get("OK", 0) > 0, out
+        assert "EFAULT" in errors[call] and "EINVAL" in errors[call], out
+
+
 def test_full_filesystem_is_reported(two):
+    scenario_ok(two.share, "full", "after")
     out = two.file("full.out")
     assert out.rstrip().endswith("status=1"), out
     assert "No space left on device" in out
+    # The file still parses, and ends with the statistics record: a
+    # buffer that did not fit was cut away, the small record fits.
+    s = session(two, "full")
+    assert s.stats is not None
+    assert s.stats["write_errors"] >= 1, s.stats
+    assert s.stats["first_write_error"] == -errno.ENOSPC, s.stats
+    check_accounting(s.stats)
+    # The kallsyms copy that did not fit is not left half written.
+    assert two.file("full.ls").split() == ["fill", "s.samples"]
     st = stats(two, "after")   # the next session works
     assert st["samples_written"] > 0 and st["write_errors"] == 0

@@ -37,10 +37,12 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, run_vm
+from conftest import BUILD, HOST_BIN, boot_scenarios, scenario_ok
 import sleepyread
 
-PARSE = BUILD / "user" / "host" / "parse"
+pytestmark = pytest.mark.vm
+
+PARSE = HOST_BIN / "parse"
 UNSTRIPPED = BUILD / "user" / "progs-unstripped" / "libstripped.so"
 
 # Guest time under -icount: 1 instruction = 1 ns; these are 1 to 3 s each.
@@ -60,32 +62,38 @@ GUEST_FILES = [
 ]
 
 SCRIPT = r"""
-S=/mnt/share
 set -u
+scenario programs <<'EOF'
 sample_start -o /var/log/sym.samples || exit 10
 for p in hotstatic hotpie hotdyn hotstripped; do
     $p {hot} > $S/$p.out || exit 11
 done
 sample_stop --json > $S/sym.stats || exit 12
 cp /var/log/sym.samples /var/log/sym.samples.kallsyms $S/ || exit 13
+EOF
 
+scenario bench-sleepy <<'EOF'
 sample_start -o /var/log/bench.samples || exit 14
 {bench_sleepy}
 sample_stop --json > $S/bench.stats || exit 15
 cp /var/log/bench.samples /var/log/bench.samples.kallsyms $S/ || exit 16
+EOF
 
 {bench_perf}
 
 # The kallsyms copy failing is a warning, not a failed start.
+scenario warn <<'EOF'
 mkdir /tmp/warn.samples.kallsyms
 sample_start -o /tmp/warn.samples > $S/warn.out 2>&1
 echo "status=$?" >> $S/warn.out
 sample_stop > /dev/null
+EOF
 
+scenario root <<'EOF'
 for f in {files}; do
     mkdir -p $S/root${{f%/*}} && cp $f $S/root$f || exit 18
 done
-echo all-done > $S/done
+EOF
 """
 
 
@@ -93,9 +101,11 @@ def guest_script():
     sleepy = "\n".join(f"{b} {a} > $S/{b}.sleepy.out || exit 17"
                        for b, a in BENCH_ARGS.items())
     perf = "\n".join(
+        f"scenario perf-{b} <<'EOF'\n"
         f"perf record -e cpu-clock -F 1000 -o /tmp/{b}.perf.data -- "
         f"{b} {a} > $S/{b}.perf.out 2> $S/{b}.perf.err || exit 19\n"
-        f"cp /tmp/{b}.perf.data $S/ || exit 20"
+        f"cp /tmp/{b}.perf.data $S/ || exit 20\n"
+        f"EOF"
         for b, a in BENCH_ARGS.items())
     return SCRIPT.format(hot=HOT_MILLIONS, bench_sleepy=sleepy,
                          bench_perf=perf, files=" ".join(GUEST_FILES))
@@ -103,12 +113,8 @@ def guest_script():
 
 @pytest.fixture(scope="module")
 def vm(tmp_path_factory):
-    share = tmp_path_factory.mktemp("symbols")
-    r = run_vm(guest_script(), smp=1, icount=True, share=share, timeout=900,
-               extra=("--perf",))
-    assert r.returncode == 0, r
-    assert r.file("done") == "all-done\n", r
-    return r
+    return boot_scenarios(guest_script(), tmp_path_factory.mktemp("symbols"),
+                          smp=1, icount=True, timeout=900, extra=("--perf",))
 
 
 def parse(*args):
@@ -154,6 +160,7 @@ def nm(path, *opts):
 # ------------------------------------------------------------ kallsyms
 
 def test_sample_start_saves_kallsyms(vm):
+    scenario_ok(vm.share, "programs")
     text = vm.file("sym.samples.kallsyms")
     stext = re.search(r"^([0-9a-f]+) T _stext$", text, re.M)
     assert stext and int(stext.group(1), 16) != 0, text[:500]
@@ -163,6 +170,7 @@ def test_sample_start_saves_kallsyms(vm):
 
 
 def test_kallsyms_failure_is_a_warning(vm):
+    scenario_ok(vm.share, "warn")
     out = vm.file("warn.out")
     lines = out.splitlines()
     assert lines[-1] == "status=0", out
@@ -179,6 +187,7 @@ def test_kallsyms_failure_is_a_warning(vm):
     ("hotdyn", "hot_lib_burn", "/usr/bin/libhot.so"),
 ])
 def test_hot_function_gets_its_programs_samples(vm, prog, func, dso):
+    scenario_ok(vm.share, "programs", "root")
     assert f"{prog}: " in vm.file(f"{prog}.out")
     rows = user_rows(vm, "sym.samples", prog)
     pct, total = shares(rows)
@@ -197,6 +206,7 @@ def test_hot_function_gets_its_programs_samples(vm, prog, func, dso):
 
 
 def test_stripped_library_reports_the_bracket(vm):
+    scenario_ok(vm.share, "programs", "root")
     lib = vm.share / "root" / "usr" / "bin" / "libstripped.so"
     assert nm(lib) == [], "the guest's libstripped.so still has a .symtab"
     # Ground truth: the unstripped build's helper, between two exported
@@ -221,6 +231,7 @@ def test_stripped_library_reports_the_bracket(vm):
 
 
 def test_kernel_samples_resolve_to_kernel_symbols(vm):
+    scenario_ok(vm.share, "programs")
     names = set(re.findall(r"^[0-9a-f]+ \w (\S+)", vm.file(
         "sym.samples.kallsyms"), re.M))
     rows = parse_csv("--by", "symbol", "--mode", "kernel",
@@ -269,6 +280,7 @@ def top(pct):
 
 @pytest.mark.parametrize("bench", list(BENCH_ARGS))
 def test_agreement_with_perf(vm, bench):
+    scenario_ok(vm.share, "bench-sleepy", f"perf-{bench}", "root")
     assert "checksum=" in vm.file(f"{bench}.perf.out")
     perf, perf_n = perf_shares(vm, bench)
     sleepy, sleepy_n = shares(user_rows(vm, "bench.samples", bench))

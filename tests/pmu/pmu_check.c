@@ -67,6 +67,7 @@ static const char *errname(int e)
 	case ENODEV: return "ENODEV";
 	case ENOENT: return "ENOENT";
 	case ENOSPC: return "ENOSPC";
+	case EDQUOT: return "EDQUOT";
 	case ENOTTY: return "ENOTTY";
 	case EBUSY: return "EBUSY";
 	default: return strerror(e);
@@ -137,56 +138,23 @@ static void print_bool(const char *name, bool v)
 	fflush(stdout);
 }
 
-/* An unprivileged child: what it may and may not do. */
-static void unprivileged_cases(void)
+/*
+ * Fork n children that each register on fd for sig and wait until
+ * release_registrations(); die if one cannot register.
+ */
+static void hold_registrations(int fd, int n, int sig, pid_t *kids,
+			       int hold[2])
 {
-	pid_t pid = fork();
-	int status;
-
-	if (pid < 0)
-		die(1, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int fd, sig = SIGUSR1;
-
-		if (setgid(65534) || setuid(65534))
-			die(1, "dropping privileges: %s", strerror(errno));
-		fd = open_dev();
-		report("unprivileged configure", EPERM,
-		       configure(fd, 1, SLEEPY_PMU_SOURCE_SOFTWARE, 0, 1000000,
-				 0, 0));
-		report("unprivileged stop", EPERM,
-		       configure(fd, 0, 0, 0, 0, SLEEPY_PMU_CONFIG_STOP, 0));
-		report("unprivileged unregister all", EPERM,
-		       ioctl(fd, SLEEPY_PMU_UNREGISTER_ALL));
-		report("unprivileged read, not registered", EPERM,
-		       read_counter(fd, -1, 0));
-		report("unprivileged register", 0,
-		       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
-		report("unprivileged read, registered", 0,
-		       read_counter(fd, -1, 0));
-		report("unprivileged unregister", 0,
-		       ioctl(fd, SLEEPY_PMU_UNREGISTER));
-		_exit(0);
-	}
-	waitpid(pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		die(1, "unprivileged child failed");
-}
-
-/* Fill every registration slot with children; the next one is refused. */
-static void capacity_cases(int fd)
-{
-	pid_t kids[SLEEPY_PMU_MAX_REGISTERED];
-	int ready[2], hold[2], n = 0, sig = SIGUSR2;
+	int ready[2];
 	char c;
 
 	if (pipe(ready) || pipe(hold))
 		die(1, "pipe: %s", strerror(errno));
-	for (; n < SLEEPY_PMU_MAX_REGISTERED; n++) {
-		kids[n] = fork();
-		if (kids[n] < 0)
+	for (int i = 0; i < n; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
 			die(1, "fork: %s", strerror(errno));
-		if (kids[n] == 0) {
+		if (kids[i] == 0) {
 			char r;
 
 			close(hold[1]);
@@ -199,22 +167,143 @@ static void capacity_cases(int fd)
 			_exit(0);
 		}
 		if (read(ready[0], &c, 1) != 1 || c != 'y')
-			die(1, "child %d could not register", n);
+			die(1, "child %d could not register", i);
 	}
-	report("register beyond capacity", ENOSPC,
-	       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	close(ready[0]);
+	close(ready[1]);
+}
+
+/* Let hold_registrations()'s children exit, and reap them. */
+static void release_registrations(int n, const pid_t *kids, int hold[2])
+{
 	close(hold[1]);
 	for (int i = 0; i < n; i++)
 		waitpid(kids[i], NULL, 0);
+	close(hold[0]);
+}
+
+/* Fill every registration slot with children; the next one is refused. */
+static void capacity_cases(int fd)
+{
+	pid_t kids[SLEEPY_PMU_MAX_REGISTERED];
+	int hold[2], n = SLEEPY_PMU_MAX_REGISTERED, sig = SIGUSR2;
+
+	hold_registrations(fd, n, sig, kids, hold);
+	report("register beyond capacity", ENOSPC,
+	       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	release_registrations(n, kids, hold);
 	/* Their thread groups died: every slot is free again. */
 	print_bool("dead children are dropped", !listed(kids[0], 0) &&
 		   !listed(kids[n - 1], 0));
 	report("register after children died", 0,
 	       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
 	report("unregister", 0, ioctl(fd, SLEEPY_PMU_UNREGISTER));
-	close(ready[0]);
-	close(ready[1]);
-	close(hold[0]);
+}
+
+/*
+ * An unprivileged user: SLEEPY_PMU_MAX_PER_USER registrations at most, and
+ * the device shows it its own only (the parent, root, is registered).
+ */
+static void per_user_child(void)
+{
+	pid_t kids[SLEEPY_PMU_MAX_PER_USER];
+	int fd, hold[2], n = SLEEPY_PMU_MAX_PER_USER, sig = SIGUSR2;
+
+	if (setgid(65534) || setuid(65534))
+		die(1, "dropping privileges: %s", strerror(errno));
+	fd = open_dev();
+	print_bool("unprivileged reader does not see root's registration",
+		   !listed(getppid(), 0));
+	hold_registrations(fd, n, sig, kids, hold);
+	print_bool("unprivileged reader sees its own user's registrations",
+		   listed(kids[0], sig) && listed(kids[n - 1], sig));
+	report("register beyond the per-user limit", EDQUOT,
+	       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	release_registrations(n, kids, hold);
+	report("register after the user's children died", 0,
+	       ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	report("unregister", 0, ioctl(fd, SLEEPY_PMU_UNREGISTER));
+}
+
+/* An unprivileged child: what it may and may not do. */
+static void unprivileged_child(void)
+{
+	int fd, sig = SIGUSR1;
+
+	if (setgid(65534) || setuid(65534))
+		die(1, "dropping privileges: %s", strerror(errno));
+	fd = open_dev();
+	report("unprivileged configure", EPERM,
+	       configure(fd, 1, SLEEPY_PMU_SOURCE_SOFTWARE, 0, 1000000, 0, 0));
+	report("unprivileged stop", EPERM,
+	       configure(fd, 0, 0, 0, 0, SLEEPY_PMU_CONFIG_STOP, 0));
+	report("unprivileged unregister all", EPERM,
+	       ioctl(fd, SLEEPY_PMU_UNREGISTER_ALL));
+	report("unprivileged read, not registered", EPERM,
+	       read_counter(fd, -1, 0));
+	report("unprivileged register", 0, ioctl(fd, SLEEPY_PMU_REGISTER, &sig));
+	/* Counts are CPU-wide: registering gives no right to read them. */
+	report("unprivileged read, registered", EPERM, read_counter(fd, -1, 0));
+	report("unprivileged unregister", 0, ioctl(fd, SLEEPY_PMU_UNREGISTER));
+}
+
+/* perf's rule for CPU-wide events: anyone may read at paranoid 0. */
+static void unprivileged_paranoid0_child(void)
+{
+	int fd;
+
+	if (setgid(65534) || setuid(65534))
+		die(1, "dropping privileges: %s", strerror(errno));
+	fd = open_dev();
+	report("unprivileged read, perf_event_paranoid 0", 0,
+	       read_counter(fd, -1, 0));
+	report("unprivileged configure, perf_event_paranoid 0", EPERM,
+	       configure(fd, 1, SLEEPY_PMU_SOURCE_SOFTWARE, 0, 1000000, 0, 0));
+}
+
+static void in_child(void (*fn)(void))
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		die(1, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		fn();
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		die(1, "unprivileged child failed");
+}
+
+static void write_paranoid(const char *value)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "w");
+
+	if (!f || fputs(value, f) < 0 || fclose(f))
+		die(1, "perf_event_paranoid: %s", strerror(errno));
+}
+
+static void unprivileged_cases(void)
+{
+	int fd, sig = SIGUSR1;
+	char old[16] = "";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+
+	if (!f || !fgets(old, sizeof(old), f))
+		die(1, "perf_event_paranoid: %s", strerror(errno));
+	fclose(f);
+	in_child(unprivileged_child);
+	fd = open_dev();
+	if (ioctl(fd, SLEEPY_PMU_REGISTER, &sig))
+		die(1, "register: %s", strerror(errno));
+	in_child(per_user_child);
+	ioctl(fd, SLEEPY_PMU_UNREGISTER);
+	close(fd);
+	write_paranoid("0");
+	in_child(unprivileged_paranoid0_child);
+	write_paranoid(old);
 }
 
 static int cmd_errors(void)
