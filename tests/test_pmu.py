@@ -441,7 +441,13 @@ def test_signals_only_while_running(rates):
     # with probability (its length / threshold), so its signals are a sum
     # of Bernoulli trials: their mean is its CPU time / threshold, and
     # their spread at most the root of that. Signals while it slept, or
-    # none while it ran, would show as more, or fewer.
+    # none while it ran, would show as more, or fewer. That holds only if
+    # its stretches fall anywhere in the counter's period: its naps are of
+    # random length (pmu_check's nap()). With naps of one length its
+    # wake-ups lock to the crossings, and it gets a signal in every cycle
+    # of their drift or in none: with 10.000 to 10.055 ms naps in steps of
+    # 5 us, 19 signals for a mean of 1.1 at 10.010 ms and none at the
+    # others (release kernel, 2026-11-24); a CI run with 10 ms naps got 15.
     # On the debug kernel its stretches are tied to the work each signal
     # makes for kthreads (counts of 5 to 42 for about 28 were seen), so
     # only the upper bound is checked there.

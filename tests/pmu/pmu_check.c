@@ -6,8 +6,10 @@
  *	every error case of /dev/sleepy_pmu, one JSON object per line:
  *	{"case": ..., "want": "EINVAL", "got": "EINVAL"}
  *   pmu_check busy --seconds S [--cpu C] [--signal N] [--no-register]
- *		    [--close-fd] [--sleep] [-- CMD [ARG...]]
+ *		    [--close-fd] [--sleep [--nap US]] [-- CMD [ARG...]]
  *	spin (or sleep) for S seconds of CPU (or wall) time, pinned to CPU C,
+ *	sleeping in naps of US microseconds, or by default of random lengths
+ *	(see nap()),
  *	registered for signal N; print one JSON object with the signals
  *	received and whether their siginfo was right; then, with a CMD,
  *	exec it still registered
@@ -427,8 +429,29 @@ static void check_event(const struct sleepy_pmu_event *ev, int cpu,
 		st->max_value = ev->value;
 }
 
+/*
+ * One nap of the sleeper: us microseconds, or if us is 0 a random length
+ * from 10 to 12 ms. Naps of one fixed length lock the sleeper's wake-ups
+ * to the counter's crossings, which come at a fixed rate while spinners
+ * share the CPU: a wake-up whose timer slack lets it expire with the
+ * counter's timer starts the next nap just after a crossing, so every
+ * following one falls at the same distance from a crossing. Depending on
+ * that distance, set by the kernel's and this program's instruction
+ * counts, the sleeper then runs across a crossing once in every cycle of
+ * that drift or never. Random lengths spread its runs over the period.
+ */
+static void nap(unsigned int us)
+{
+	static unsigned int seed;
+
+	if (!seed)
+		seed = (unsigned int)(now_ns(CLOCK_MONOTONIC) ^ getpid());
+	usleep(us ? us : 10000 + (unsigned int)rand_r(&seed) % 2000);
+}
+
 static int cmd_busy(int argc, char **argv)
 {
+	unsigned int nap_us = 0;
 	double seconds = 1;
 	int cpu = -1, sig = SIGRTMIN, fd;
 	bool do_register = true, close_fd = false, sleep_only = false;
@@ -451,6 +474,8 @@ static int cmd_busy(int argc, char **argv)
 			close_fd = true;
 		else if (!strcmp(argv[i], "--sleep"))
 			sleep_only = true;
+		else if (!strcmp(argv[i], "--nap") && i + 1 < argc)
+			nap_us = (unsigned int)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--") && i + 1 < argc) {
 			then = argv + i + 1;
 			break;
@@ -480,7 +505,7 @@ static int cmd_busy(int argc, char **argv)
 		if (sleep_only) {
 			if (now_ns(CLOCK_MONOTONIC) - start_wall >= seconds * 1e9)
 				break;
-			usleep(10000);
+			nap(nap_us);
 		} else {
 			if (now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu >=
 			    seconds * 1e9)
