@@ -546,12 +546,19 @@ def test_10k_signals_per_second_for_10_s(release):
 def test_10k_signals_per_second_on_two_cpus(release_two):
     """Both CPUs overflow every 100 us of CPU time for 10 s, at once.
     Together they deliver at least 10,000 signals per second, every
-    overflow is accounted for, and both registrations survive. QEMU runs
-    the two vCPUs in turns on one host thread and in some runs shares them
-    unevenly: then CPU 1's spinner often has not returned to user mode by
-    its next overflow, which is counted as coalesced (Documentation/pmu.md).
-    So no shell command runs during the storm: in such a run, one in
-    CI took longer than the whole storm to list the registrations.
+    overflow is accounted for, and both registrations survive.
+
+    QEMU 7.2 runs the two vCPUs in turns on one host thread, and under
+    -icount a vCPU runs until the next timer deadline unless it yields
+    (fixed upstream in QEMU 8.1, commit 83ecdb18eb65). With a counter
+    timer re-armed every 100 us on both CPUs, one vCPU is often left
+    about 2% of the instructions: its spinner then has rarely returned to
+    user mode by its next overflow, which is counted as coalesced
+    (Documentation/pmu.md has the measurements). So each CPU's share of
+    the signals is checked against the user-mode work its spinner got to
+    do, not against the clock, and no shell command runs during the
+    storm: in such a run, one in CI took longer than the whole storm to
+    list the registrations.
     """
     scenario_ok(release_two, "setup", "storm")
     runs = [load(release_two, f"storm{cpu}.json") for cpu in (0, 1)]
@@ -560,8 +567,13 @@ def test_10k_signals_per_second_on_two_cpus(release_two):
         clean(r)
         assert r["wrong_cpu"] == 0, r
         assert r["cpu_ns"] >= 10e9, r
-        # Both CPUs signal throughout, not one alone.
-        assert r["received"] >= 500 * seconds, r
+        # Both CPUs signal throughout, not one alone: at least one signal
+        # for every two spins of user-mode work. A spin takes about one
+        # 100 us period when QEMU serves both vCPUs alike (1.35 to 1.85
+        # signals a spin were seen), and a starved vCPU's spinner gets
+        # more signals a spin, not fewer (3.2 for 531 spins); a CPU whose
+        # signals stopped gets none for thousands of spins.
+        assert r["spins"] > 0 and r["received"] >= r["spins"] / 2, r
     total = sum(r["received"] for r in runs)
     assert total / seconds >= 10_000, (total, seconds)
     d = stats_delta(release_two, "storm-before.out", "storm-after.out",

@@ -11,8 +11,9 @@
  *	sleeping in naps of US microseconds, or by default of random lengths
  *	(see nap()),
  *	registered for signal N; print one JSON object with the signals
- *	received and whether their siginfo was right; then, with a CMD,
- *	exec it still registered
+ *	received, whether their siginfo was right and the spins done (units
+ *	of user-mode work, to see how much of its CPU time the spinner got to
+ *	use); then, with a CMD, exec it still registered
  *   pmu_check monotonic --cpu C --threshold T --seconds S
  *	read counter 0 of CPU C (another CPU is the caller's) as fast as
  *	possible for S seconds; print the reads, the overflows seen and any
@@ -456,7 +457,7 @@ static int cmd_busy(int argc, char **argv)
 	int cpu = -1, sig = SIGRTMIN, fd;
 	bool do_register = true, close_fd = false, sleep_only = false;
 	char **then = NULL;
-	uint64_t start_cpu, start_wall;
+	uint64_t start_cpu, start_wall, spins = 0;
 	struct event_stats st = { .min_value = UINT64_MAX };
 	struct sleepy_pmu_ring ring;
 	struct sleepy_pmu_event ev;
@@ -511,6 +512,7 @@ static int cmd_busy(int argc, char **argv)
 			    seconds * 1e9)
 				break;
 			spin_a_while();
+			spins++;
 		}
 	}
 	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu;
@@ -524,12 +526,13 @@ static int cmd_busy(int argc, char **argv)
 	       ", \"events\": %" PRIu64 ", \"dropped\": %" PRIu64
 	       ", \"foreign\": %" PRIu64 ", \"outside_text\": %" PRIu64
 	       ", \"wrong_cpu\": %" PRIu64 ", \"bad_counter\": %" PRIu64
-	       ", \"min_value\": %" PRIu64 ", \"max_value\": %" PRIu64 "}\n",
+	       ", \"min_value\": %" PRIu64 ", \"max_value\": %" PRIu64
+	       ", \"spins\": %" PRIu64 "}\n",
 	       getpid(), cpu, start_cpu, start_wall,
 	       (uint64_t)atomic_load(&ring.received), st.events,
 	       (uint64_t)atomic_load(&ring.dropped),
 	       (uint64_t)atomic_load(&ring.foreign), st.outside, st.wrong_cpu,
-	       st.bad, st.events ? st.min_value : 0, st.max_value);
+	       st.bad, st.events ? st.min_value : 0, st.max_value, spins);
 	if (then) {
 		/* Still registered: the new program must not inherit it. */
 		fflush(stdout);
