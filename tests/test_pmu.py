@@ -79,6 +79,10 @@ EOF
 scenario example <<'EOF'
 pmu_example --seconds 2 > $S/example.out 2>&1; echo "status=$?" >> $S/example.out
 EOF
+# Unregistering takes back an overflow signal still pending.
+scenario pending <<'EOF'
+pmu_check pending > $S/pending.out 2>&1; echo "status=$?" >> $S/pending.out
+EOF
 """
 
 # The debug kernel, one vCPU under -icount (lockdep, KASAN, kmemleak: the
@@ -462,6 +466,17 @@ def test_signals_only_while_running(rates):
     assert rows[0].split() == ["pid", "signal", "name"]
     pids = {int(line.split()[0]) for line in rows[1:]}
     assert {a["pid"], b["pid"], sleeper["pid"]} <= pids
+
+
+def test_unregister_takes_back_a_pending_signal(rates):
+    """A process blocks its signal until an overflow signal is pending,
+    unregisters, restores the default action and unblocks the signal:
+    nothing is left pending, and it lives. (Before UNREGISTER took back
+    pending signals, the unblock killed it.)"""
+    share, _ = rates
+    scenario_ok(share, "setup", "pending")
+    assert read(share, "pending.out").splitlines() == [
+        '{"pending": 1, "after": 0}', "alive", "status=0"]
 
 
 def test_example_program(rates):

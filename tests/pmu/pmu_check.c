@@ -14,6 +14,11 @@
  *	received, whether their siginfo was right and the spins done (units
  *	of user-mode work, to see how much of its CPU time the spinner got to
  *	use); then, with a CMD, exec it still registered
+ *   pmu_check pending
+ *	block SIGRTMIN, register for it and spin until an overflow signal is
+ *	pending; unregister, restore the default action (terminate) and
+ *	unblock it. Print {"pending": 1, "after": A} (A: still pending after
+ *	the unregistration), then "alive" if the unblock did not kill it
  *   pmu_check monotonic --cpu C --threshold T --seconds S
  *	read counter 0 of CPU C (another CPU is the caller's) as fast as
  *	possible for S seconds; print the reads, the overflows seen and any
@@ -616,10 +621,45 @@ static int cmd_monotonic(int argc, char **argv)
 	return 0;
 }
 
+/* See the top of the file. */
+static int cmd_pending(void)
+{
+	uint64_t start = now_ns(CLOCK_MONOTONIC);
+	struct sleepy_pmu_ring ring;
+	int sig = SIGRTMIN, fd, before, after;
+	sigset_t set, pending;
+
+	if (sleepy_pmu_ring_init(&ring, 64))
+		die(1, "ring: %s", strerror(errno));
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		die(1, "sigprocmask: %s", strerror(errno));
+	fd = open_dev();
+	if (sleepy_pmu_register(fd, sig, &ring))
+		die(1, "register: %s", strerror(errno));
+	do {
+		spin_a_while();
+		sigpending(&pending);
+		before = sigismember(&pending, sig);
+	} while (!before && now_ns(CLOCK_MONOTONIC) - start < 10e9);
+	if (sleepy_pmu_unregister(fd))
+		die(1, "unregister: %s", strerror(errno));
+	sigpending(&pending);
+	after = sigismember(&pending, sig);
+	signal(sig, SIG_DFL);
+	printf("{\"pending\": %d, \"after\": %d}\n", before, after);
+	fflush(stdout);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	puts("alive");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		puts("usage: pmu_check errors | busy [...] | monotonic [...]\n"
+		puts("usage: pmu_check errors | busy [...] | pending |\n"
+		     "       monotonic [...]\n"
 		     "(the guest side of tests/test_pmu.py; see the source)");
 		return argc < 2 ? 2 : 0;
 	}
@@ -627,6 +667,8 @@ int main(int argc, char **argv)
 		return cmd_errors();
 	if (!strcmp(argv[1], "busy"))
 		return cmd_busy(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "pending"))
+		return cmd_pending();
 	if (!strcmp(argv[1], "monotonic"))
 		return cmd_monotonic(argc - 1, argv + 1);
 	die(2, "%s: unknown command", argv[1]);
