@@ -32,12 +32,12 @@ for b in $benches; do
 				result "bench=$b config=$c run=$i $line" \
 					"samples=$(num samples_taken /tmp/stats.json)" \
 					"written=$(num samples_written /tmp/stats.json)" \
-					"dropped=$(( $(num dropped_no_buffer /tmp/stats.json) + $(num dropped_no_appid /tmp/stats.json) + $(num dropped_write_error /tmp/stats.json) ))" \
+					"dropped=$(( $(num dropped_no_buffer /tmp/stats.json) + $(num dropped_no_appid /tmp/stats.json) + $(num dropped_write_error /tmp/stats.json) + $(num dropped_max_size /tmp/stats.json) ))" \
 					"bytes=$(num bytes_written /tmp/stats.json)" \
 					"irq_ns_total=$(num irq_ns_total /tmp/stats.json)" \
 					"irq_ns_max=$(num irq_ns_max /tmp/stats.json)" \
 					"irq_calls=$(num irq_calls /tmp/stats.json)" \
-					"hwm=$(sed -n 's/.*"buffers_hwm": \[\([0-9, ]*\)\].*/\1/p' /tmp/stats.json | tr -d ' ' | tr ',' '\n' | sort -n | tail -n 1)"
+					"hwm=$(num buffers_hwm /tmp/stats.json)"
 				[ $c = backup ] && [ $i = 1 ] &&
 					cp /var/log/samples "$out/$b.samples"
 				;;

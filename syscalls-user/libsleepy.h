@@ -6,10 +6,17 @@
  * failure. The structures and syscall numbers come from the kernel's uapi
  * header <linux/sleepy.h> (build with -I<uapi dir>). syscall(2) needs
  * _DEFAULT_SOURCE or _GNU_SOURCE defined before the first #include.
+ *
+ * Both calls take the size of the struct the program was built with
+ * (clone3() style): a kernel that knows more fields takes their defaults
+ * (sample_start) or zeroes what it does not copy (sample_stop); one that
+ * knows fewer accepts the larger struct as long as the fields it does not
+ * know are zero.
  */
 #ifndef SLEEPY_LIBSLEEPY_H
 #define SLEEPY_LIBSLEEPY_H
 
+#include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,33 +27,33 @@
 static inline void sleepy_config_init(struct sample_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->size = sizeof(*cfg);
 }
 
-/* Zero stats and set its size, ready for sleepy_sample_stop(). */
+/* Zeroed stats, ready for sleepy_sample_stop(). */
 static inline void sleepy_stats_init(struct sample_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
-	stats->size = sizeof(*stats);
 }
 
 /*
- * Start a session writing to path (created or truncated by the kernel).
- * cfg->size must be sizeof(struct sample_config): see sleepy_config_init().
+ * Start a session writing to path (created or truncated by the kernel),
+ * with cfg (see sleepy_config_init()), or every default if cfg is NULL.
  */
 static inline int sleepy_sample_start(const char *path,
 				      const struct sample_config *cfg)
 {
-	return (int)syscall(__NR_sample_start, path, cfg);
+	return (int)syscall(__NR_sample_start, path, cfg,
+			    cfg ? sizeof(*cfg) : (size_t)0);
 }
 
 /*
- * Stop the active session and fill *stats (stats->size set by the caller:
- * see sleepy_stats_init()). EINVAL: no session is active.
+ * Stop the active session and fill *stats, if not NULL. EINVAL: no session
+ * is active.
  */
 static inline int sleepy_sample_stop(struct sample_stats *stats)
 {
-	return (int)syscall(__NR_sample_stop, stats);
+	return (int)syscall(__NR_sample_stop, stats,
+			    stats ? sizeof(*stats) : (size_t)0);
 }
 
 #endif /* SLEEPY_LIBSLEEPY_H */

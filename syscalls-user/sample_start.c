@@ -26,7 +26,8 @@
 
 static const char usage_text[] =
 	"usage: sample_start [-o PATH] [--buffers N] [--buffer-size B]\n"
-	"                    [--max-appids K] [--user-only] [--no-write]\n"
+	"                    [--max-appids K] [--max-size BYTES] [--user-only]\n"
+	"                    [--no-write]\n"
 	"\n"
 	"Start a sleepy sampling session: from now on every timer tick on every\n"
 	"CPU records a sample into per-CPU buffers, which the kernel writes to\n"
@@ -45,6 +46,11 @@ static const char usage_text[] =
 	"                     or MiB; default %u); N x B at most %u MiB\n"
 	"  --max-appids K     size of the appid, name and pid pools\n"
 	"                     (%u..%u; default %u)\n"
+	"  --max-size BYTES   the most bytes the session file may take (suffix\n"
+	"                     K, M or G for KiB, MiB or GiB; default 0, no\n"
+	"                     limit; else at least %uK, and %uK more than the\n"
+	"                     header and statistics records): samples past\n"
+	"                     it are dropped and counted\n"
 	"  --user-only        record user-mode ticks only\n"
 	"  --no-write         take samples but write none (overhead baseline)\n"
 	"  -h, --help         this text\n"
@@ -61,36 +67,47 @@ static void usage(void)
 	       SAMPLE_MIN_BUFFER_SIZE, SAMPLE_MAX_BUFFER_SIZE,
 	       SAMPLE_DEFAULT_BUFFER_SIZE, SAMPLE_MAX_POOL_BYTES >> 20,
 	       SAMPLE_MIN_APPIDS, SAMPLE_MAX_APPIDS, SAMPLE_DEFAULT_MAX_APPIDS,
+	       SAMPLE_MIN_MAX_SIZE >> 10, SAMPLE_MIN_MAX_SIZE >> 11,
 	       SAMPLE_MEMORY_FRACTION);
 }
 
 /*
- * Parse a decimal number into a __u32: digits only (no sign, no blanks, no
- * base prefix), optionally followed by K or M (x1024, x1048576) when
+ * Parse a decimal number of at most max: digits only (no sign, no blanks,
+ * no base prefix), optionally followed by K, M or G (powers of 1024) when
  * suffixes is set. Returns 0, or -1 for anything else, including overflow.
  */
-static int parse_u32(const char *s, int suffixes, __u32 *out)
+static int parse_number(const char *s, int suffixes, uint64_t max,
+			uint64_t *out)
 {
+	static const struct {
+		char upper, lower;
+		unsigned int shift;
+	} units[] = {
+		{ 'K', 'k', 10 }, { 'M', 'm', 20 }, { 'G', 'g', 30 },
+	};
 	uint64_t v = 0;
 	const char *p = s;
 
 	if (*p < '0' || *p > '9')
 		return -1;
 	for (; *p >= '0' && *p <= '9'; p++) {
-		v = v * 10 + (uint64_t)(*p - '0');
-		if (v > UINT32_MAX)
+		if (v > (max - (uint64_t)(*p - '0')) / 10)
 			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
 	}
-	if (suffixes && (*p == 'K' || *p == 'k')) {
-		v <<= 10;
+	for (size_t i = 0; suffixes && *p && i < sizeof(units) /
+	     sizeof(units[0]); i++) {
+		if (*p != units[i].upper && *p != units[i].lower)
+			continue;
+		if (v > max >> units[i].shift)
+			return -1;
+		v <<= units[i].shift;
 		p++;
-	} else if (suffixes && (*p == 'M' || *p == 'm')) {
-		v <<= 20;
-		p++;
+		break;
 	}
-	if (*p != '\0' || v > UINT32_MAX)
+	if (*p != '\0')
 		return -1;
-	*out = (__u32)v;
+	*out = v;
 	return 0;
 }
 
@@ -98,13 +115,69 @@ static int parse_u32(const char *s, int suffixes, __u32 *out)
 static __u32 number_arg(const char *opt, const char *val, int suffixes,
 			__u32 min, __u32 max)
 {
-	__u32 v;
+	uint64_t v;
 
-	if (parse_u32(val, suffixes, &v))
+	if (parse_number(val, suffixes, UINT32_MAX, &v))
 		die(2, "%s: invalid number '%s'", opt, val);
 	if (v != 0 && (v < min || v > max))
-		die(2, "%s: %" PRIu32 " is out of range (%" PRIu32 "..%" PRIu32
+		die(2, "%s: %" PRIu64 " is out of range (%" PRIu32 "..%" PRIu32
 		    ", or 0 for the default)", opt, v, min, max);
+	return (__u32)v;
+}
+
+/*
+ * The kernel's nr_cpu_ids, the highest possible CPU + 1 (the kernel writes
+ * a CPU_STATS record for each CPU below it), from
+ * /sys/devices/system/cpu/possible ("0-3,8-11"); 0 if it cannot be read.
+ */
+static unsigned int cpu_ids(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
+	unsigned int lo, hi, n = 0;
+	int c = ',';
+
+	if (!f)
+		return 0;
+	while (c == ',' && fscanf(f, "%u", &lo) == 1) {
+		hi = lo;
+		c = fgetc(f);
+		if (c == '-' && fscanf(f, "%u", &hi) == 1)
+			c = fgetc(f);
+		if (hi < lo || hi == UINT32_MAX) {
+			n = 0;
+			break;
+		}
+		n = hi + 1 > n ? hi + 1 : n;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * --max-size: 0 (no limit), or at least SAMPLE_MIN_MAX_SIZE and at least
+ * the file header and the statistics records (a CPU_STATS record for each
+ * CPU id, then STATS) plus SAMPLE_MIN_MAX_SIZE / 2, as the kernel
+ * requires.
+ */
+static __u64 max_size_arg(const char *val)
+{
+	const unsigned int cpus = cpu_ids();
+	const uint64_t need = sizeof(struct sleepy_file_header) +
+		(uint64_t)cpus * sizeof(struct sleepy_rec_cpu_stats) +
+		sizeof(struct sleepy_rec_stats) + SAMPLE_MIN_MAX_SIZE / 2;
+	uint64_t v;
+
+	if (parse_number(val, 1, UINT64_MAX, &v))
+		die(2, "--max-size: invalid number '%s'", val);
+	if (v != 0 && v < SAMPLE_MIN_MAX_SIZE)
+		die(2, "--max-size: %" PRIu64 " is below the minimum of %u "
+		    "bytes (%uK), or 0 for no limit", v, SAMPLE_MIN_MAX_SIZE,
+		    SAMPLE_MIN_MAX_SIZE >> 10);
+	if (v != 0 && cpus && v < need)
+		die(2, "--max-size: %" PRIu64 " is below the minimum of %"
+		    PRIu64 " bytes on %u CPUs (the file header and statistics "
+		    "records, plus %u)", v, need, cpus,
+		    SAMPLE_MIN_MAX_SIZE / 2);
 	return v;
 }
 
@@ -350,8 +423,9 @@ static void refused(const char *path, const struct sample_config *cfg,
 			die(1, "%s: %s", path, why);
 		die(1, "%s: %s (the kernel rejected the path or the "
 		    "configuration: %" PRIu32 " buffers of %" PRIu32
-		    " bytes, %" PRIu32 " max appids, flags 0x%" PRIx32 ")",
-		    path, strerror(EINVAL), buffers, size, appids, cfg->flags);
+		    " bytes, %" PRIu32 " max appids, max size %" PRIu64
+		    ", flags 0x%" PRIx32 ")", path, strerror(EINVAL), buffers,
+		    size, appids, (uint64_t)cfg->max_size, cfg->flags);
 	case E2BIG:
 		die(1, "%s: the session would take more than 1/%u of the "
 		    "machine's memory (%" PRIu32 " buffers of %" PRIu32
@@ -403,6 +477,8 @@ int main(int argc, char **argv)
 			cfg.max_appids = number_arg("--max-appids", v, 0,
 						    SAMPLE_MIN_APPIDS,
 						    SAMPLE_MAX_APPIDS);
+		} else if ((v = option_value(argc, argv, &i, "--max-size"))) {
+			cfg.max_size = max_size_arg(v);
 		} else if (!strcmp(a, "--user-only")) {
 			cfg.flags |= SAMPLE_F_USER_ONLY;
 		} else if (!strcmp(a, "--no-write")) {

@@ -32,7 +32,8 @@ static const char usage_text[] =
 	"  -h, --help  this text\n"
 	"\n"
 	"Every sample taken must be written, dropped or discarded; the output\n"
-	"says whether that accounting is exact. Exit status: 0 stopped; 1 no\n"
+	"says whether that accounting is exact. The session file holds each\n"
+	"CPU's own figures (parse shows them). Exit status: 0 stopped; 1 no\n"
 	"session was active, the call failed, the session had write errors or\n"
 	"the accounting does not add up; 2 usage.\n";
 
@@ -41,14 +42,14 @@ struct summary {
 	uint64_t accounted;	/* written + dropped + discarded */
 	bool overflow;		/* that sum does not fit 64 bits */
 	bool exact;		/* accounted == taken */
-	unsigned int cpus;	/* buffers_hwm entries to show */
 };
 
 static struct summary summarize(const struct sample_stats *s)
 {
 	const uint64_t parts[] = {
 		s->samples_written, s->dropped_no_buffer, s->dropped_no_appid,
-		s->dropped_write_error, s->discarded_no_write,
+		s->dropped_write_error, s->dropped_max_size,
+		s->discarded_no_write,
 	};
 	struct summary sum = { 0 };
 
@@ -56,8 +57,6 @@ static struct summary summarize(const struct sample_stats *s)
 		sum.overflow |= __builtin_add_overflow(sum.accounted, parts[i],
 						       &sum.accounted);
 	sum.exact = !sum.overflow && sum.accounted == s->samples_taken;
-	sum.cpus = s->nr_cpus < SAMPLE_STATS_MAX_CPUS ? s->nr_cpus :
-		SAMPLE_STATS_MAX_CPUS;
 	return sum;
 }
 
@@ -99,7 +98,8 @@ static void print_table(const struct sample_stats *s,
 	const uint64_t counters[] = {
 		taken, s->samples_written, s->dropped_no_buffer,
 		s->dropped_no_appid, s->dropped_write_error,
-		s->discarded_no_write, s->skipped_not_user, s->bytes_written,
+		s->dropped_max_size, s->discarded_no_write,
+		s->skipped_not_user, s->bytes_written,
 		s->write_errors, s->irq_ns_max, s->irq_calls ?
 		s->irq_ns_total / s->irq_calls : 0,
 	};
@@ -118,6 +118,7 @@ static void print_table(const struct sample_stats *s,
 	row_pct("dropped: no free buffer", s->dropped_no_buffer, taken);
 	row_pct("dropped: appid pool full", s->dropped_no_appid, taken);
 	row_pct("dropped: write error", s->dropped_write_error, taken);
+	row_pct("dropped: file max size", s->dropped_max_size, taken);
 	row_pct("discarded: --no-write", s->discarded_no_write, taken);
 	row("skipped: not user mode", s->skipped_not_user);
 	printf("  %-*s %*" PRIu64, LABEL_W, "bytes written", num_w,
@@ -147,13 +148,8 @@ static void print_table(const struct sample_stats *s,
 		printf("  %-*s %*s\n", LABEL_W, "irq time", num_w,
 		       "no calls");
 	}
-	printf("  buffers in use, high-water mark per CPU:%s\n",
-	       s->nr_cpus > sum->cpus ? " (first 64 CPUs)" : "");
-	for (unsigned int c = 0; c < sum->cpus; c++) {
-		snprintf(buf, sizeof(buf), "  cpu %u", c);
-		printf("  %-*s %*" PRIu32 "\n", LABEL_W, buf, num_w,
-		       s->buffers_hwm[c]);
-	}
+	printf("  %-*s %*" PRIu32 "  on the busiest CPU\n", LABEL_W,
+	       "buffers in use: high mark", num_w, s->buffers_hwm);
 
 	if (sum->exact)
 		printf("accounting: exact (taken = written + dropped + "
@@ -204,6 +200,7 @@ static void print_json(const struct sample_stats *s,
 	U64(dropped_no_buffer);
 	U64(dropped_no_appid);
 	U64(dropped_write_error);
+	U64(dropped_max_size);
 	U64(discarded_no_write);
 	U64(skipped_not_user);
 	U64(bytes_written);
@@ -228,10 +225,7 @@ static void print_json(const struct sample_stats *s,
 		       (uint64_t)(s->irq_ns_total / s->irq_calls));
 	else
 		printf("  \"irq_ns_mean\": null,\n");
-	printf("  \"buffers_hwm\": [");
-	for (unsigned int c = 0; c < sum->cpus; c++)
-		printf("%s%" PRIu32, c ? ", " : "", s->buffers_hwm[c]);
-	printf("],\n");
+	U64(buffers_hwm);
 	if (sum->overflow)
 		printf("  \"accounted\": null,\n");
 	else

@@ -692,10 +692,11 @@ def test_tools_help(host_tools, tool):
 
 
 @pytest.mark.parametrize("opt", ["--buffers", "--buffer-size",
-                                 "--max-appids"])
+                                 "--max-appids", "--max-size"])
 @pytest.mark.parametrize("val", ["x", "-1", "12x", "", "+5", " 5", "0x10",
-                                 "1.5", "4294967296",
-                                 "99999999999999999999999"])
+                                 "1.5", "18446744073709551616",
+                                 "99999999999999999999999", "64KK", "64KB",
+                                 "64T", "17179869184G"])
 def test_sample_start_rejects_bad_numbers(host_tools, opt, val):
     for args in ([opt, val], [f"{opt}={val}"]):
         r = run(host_tools / "sample_start", *args)
@@ -710,6 +711,11 @@ def test_sample_start_rejects_bad_numbers(host_tools, opt, val):
     (["--buffer-size", "17M"], "--buffer-size: 17825792 is out of range"),
     (["--max-appids", "1048577"], "--max-appids: 1048577 is out of range"),
     (["--max-appids", "15"], "--max-appids: 15 is out of range (16..1048576"),
+    (["--max-appids", "1"], "--max-appids: 1 is out of range (16..1048576"),
+    (["--buffers", "4294967296"], "--buffers: invalid number"),
+    (["--max-size", "1K"], "--max-size: 1024 is below the minimum of 65536 "
+     "bytes (64K), or 0 for no limit"),
+    (["--max-size", "65535"], "--max-size: 65535 is below the minimum"),
     (["--buffers", "4096", "--buffer-size", "1M"], "per-CPU limit"),
     (["--buffers"], "--buffers: missing value"),
     (["-o"], "-o: missing value"),
@@ -717,11 +723,47 @@ def test_sample_start_rejects_bad_numbers(host_tools, opt, val):
     (["--bogus"], "--bogus: unknown option"),
     (["extra"], "extra: unexpected argument"),
 ])
-def test_sample_start_usage_errors(host_tools, args, what):
-    r = run(host_tools / "sample_start", *args)
+def test_sample_start_usage_errors(faked, args, what):
+    """Refused by the tool itself: one line, status 2, no system call."""
+    r, call = faked("sample_start", *args)
     assert r.returncode == 2, r.stderr
     assert r.stderr.startswith("sample_start: ") and what in r.stderr
     assert len(r.stderr.splitlines()) == 1
+    assert call is None
+
+
+@pytest.mark.parametrize("possible, size, ok", [
+    # 180 + 1000 x 68 + 136 + 32768 = 101084 bytes on 1000 CPU ids.
+    ("0-999\n", "64K", False),
+    ("0-999\n", "101083", False),
+    ("0-999\n", "101084", True),
+    ("0-499,512-999\n", "101083", False),     # a hole: still 1000 ids
+    ("0,2-998,999\n", "101084", True),
+    ("0-1\n", "64K", True),
+    ("junk\n", "64K", True),                  # unknown: the kernel judges
+])
+def test_sample_start_max_size_holds_the_statistics(faked, possible, size,
+                                                    ok):
+    """The kernel wants room for the header, a CPU_STATS record for each
+    CPU id (nr_cpu_ids: the highest possible CPU + 1) and the STATS
+    record, plus SAMPLE_MIN_MAX_SIZE / 2: the tool refuses what it would
+    refuse."""
+    r, call = faked("sample_start", "-o", "s", "--max-size", size,
+                    possible=possible)
+    if ok:
+        assert r.returncode == 0, r.stderr
+        assert call[-1] == str(sf_size(size))
+    else:
+        assert r.returncode == 2 and call is None
+        assert r.stderr == (
+            f"sample_start: --max-size: {sf_size(size)} is below the minimum "
+            "of 101084 bytes on 1000 CPUs (the file header and statistics "
+            "records, plus 32768)\n")
+
+
+def sf_size(text):
+    """A --max-size value in bytes."""
+    return int(text[:-1]) << 10 if text.endswith("K") else int(text)
 
 
 @pytest.mark.parametrize("args", [["--bogus"], ["extra"], ["--json=1"]])
@@ -733,11 +775,14 @@ def test_sample_stop_usage_errors(host_tools, args):
 
 
 # A stand-in for the sleepy system calls: LD_PRELOADed into the host-built
-# tools, it replaces libc's syscall(). sample_start's call is logged to
-# $FAKE_LOG; sample_stop's stats come from $FAKE_STATS ("name=value ...",
-# hwmN=value for buffers_hwm[N]); $FAKE_ERRNO makes either call fail.
+# tools, it replaces libc's syscall(). Each call is logged to $FAKE_LOG:
+# sample_start's path, size argument and configuration, sample_stop's size
+# argument; sample_stop's stats come from $FAKE_STATS ("name=value ...");
+# $FAKE_ERRNO makes either call fail. With $FAKE_POSSIBLE set, reading
+# /sys/devices/system/cpu/possible gives its value.
 FAKE_SYSCALLS_C = r"""
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -745,9 +790,46 @@ FAKE_SYSCALLS_C = r"""
 #include <string.h>
 #include <linux/sleepy.h>
 
+FILE *fopen(const char *path, const char *mode)
+{
+	static FILE *(*real)(const char *, const char *);
+	const char *possible = getenv("FAKE_POSSIBLE");
+
+	if (possible && !strcmp(path, "/sys/devices/system/cpu/possible"))
+		return fmemopen((void *)possible, strlen(possible), "r");
+	if (!real)
+		real = (FILE *(*)(const char *, const char *))dlsym(RTLD_NEXT,
+								    "fopen");
+	return real(path, mode);
+}
+
+static void fill_stats(struct sample_stats *s)
+{
+	char *v = strdup(getenv("FAKE_STATS") ? getenv("FAKE_STATS") : "");
+	char *save, *tok;
+
+	for (tok = strtok_r(v, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+		long long x = strtoll(eq + 1, NULL, 0);
+
+		*eq = '\0';
+#define F(n) if (!strcmp(tok, #n)) s->n = x;
+		F(nr_cpus) F(appids) F(samples_taken) F(samples_written)
+		F(dropped_no_buffer) F(dropped_no_appid)
+		F(dropped_write_error) F(discarded_no_write)
+		F(skipped_not_user) F(bytes_written) F(write_errors)
+		F(first_write_error) F(meta_dropped) F(pids_mapped)
+		F(buffers_hwm) F(irq_ns_total) F(irq_ns_max) F(irq_calls)
+		F(dropped_max_size)
+	}
+	free(v);
+}
+
 long syscall(long nr, ...)
 {
 	const char *e = getenv("FAKE_ERRNO");
+	FILE *log = fopen(getenv("FAKE_LOG"), "w");
 	int err = e ? atoi(e) : 0;
 	va_list ap;
 
@@ -756,40 +838,25 @@ long syscall(long nr, ...)
 		const char *path = va_arg(ap, const char *);
 		const struct sample_config *c =
 			va_arg(ap, const struct sample_config *);
-		FILE *f = fopen(getenv("FAKE_LOG"), "w");
+		size_t size = va_arg(ap, size_t);
 
-		fprintf(f, "%s %u %u %u %u %u %u %u %u\n", path, c->size,
+		fprintf(log, "%s %zu %u %u %u %u %llu\n", path, size,
 			c->flags, c->nr_buffers, c->buffer_size, c->max_appids,
-			c->reserved[0], c->reserved[1], c->reserved[2]);
-		fclose(f);
-	} else if (nr == __NR_sample_stop && !err) {
+			(unsigned long long)c->max_size);
+	} else if (nr == __NR_sample_stop) {
 		struct sample_stats *s = va_arg(ap, struct sample_stats *);
-		char *v = strdup(getenv("FAKE_STATS") ? getenv("FAKE_STATS") : "");
-		char *save, *tok;
+		size_t size = va_arg(ap, size_t);
 
-		if (s->size != sizeof(*s))
+		fprintf(log, "stop %zu\n", size);
+		if (size != sizeof(*s))
 			err = EFAULT;
-		for (tok = strtok_r(v, " ", &save); tok;
-		     tok = strtok_r(NULL, " ", &save)) {
-			char *eq = strchr(tok, '=');
-			long long x = strtoll(eq + 1, NULL, 0);
-
-			*eq = '\0';
-#define F(n) if (!strcmp(tok, #n)) s->n = x;
-			F(nr_cpus) F(samples_taken) F(samples_written)
-			F(dropped_no_buffer) F(dropped_no_appid)
-			F(dropped_write_error) F(discarded_no_write)
-			F(skipped_not_user) F(bytes_written) F(write_errors)
-			F(first_write_error) F(appids) F(meta_dropped)
-			F(irq_ns_total) F(irq_ns_max) F(irq_calls)
-			if (!strncmp(tok, "hwm", 3))
-				s->buffers_hwm[atoi(tok + 3)] = x;
-		}
-		free(v);
-	} else if (nr != __NR_sample_stop) {
+		if (!err)
+			fill_stats(s);
+	} else {
 		err = ENOSYS;
 	}
 	va_end(ap);
+	fclose(log);
 	if (err) {
 		errno = err;
 		return -1;
@@ -810,14 +877,18 @@ def fake_syscalls(tmp_path_factory):
 
 @pytest.fixture
 def faked(host_tools, fake_syscalls, tmp_path):
-    """faked(tool, *args, errno=0, stats=""): run a host-built tool against
-    the fake system calls; returns (result, logged sample_start call)."""
+    """faked(tool, *args, errno=0, stats="", possible=None): run a
+    host-built tool against the fake system calls (and possible CPUs, if
+    given); returns (result, the logged call's words)."""
     log = tmp_path / "call.log"
 
-    def _run(tool, *args, errno=0, stats=""):
+    def _run(tool, *args, errno=0, stats="", possible=None):
+        log.unlink(missing_ok=True)
         env = dict(os.environ, LD_PRELOAD=str(fake_syscalls),
                    FAKE_LOG=str(log), FAKE_ERRNO=str(errno),
                    FAKE_STATS=stats)
+        if possible is not None:
+            env["FAKE_POSSIBLE"] = possible
         # In tmp_path: sample_start writes PATH.kallsyms next to a
         # relative PATH.
         r = subprocess.run([str(host_tools / tool), *args],
@@ -831,11 +902,21 @@ def faked(host_tools, fake_syscalls, tmp_path):
 @pytest.mark.parametrize("args, call", [
     (["-o", "{tmp}/x", "--buffers", "8", "--buffer-size", "4K",
       "--max-appids", "100", "--user-only", "--no-write"],
-     ["{tmp}/x", "32", "3", "8", "4096", "100", "0", "0", "0"]),
+     ["{tmp}/x", "24", "3", "8", "4096", "100", "0"]),
     (["--output=rel/p", "--buffers=0", "--buffer-size=2m", "--user-only"],
-     ["rel/p", "32", "1", "0", "2097152", "0", "0", "0", "0"]),
+     ["rel/p", "24", "1", "0", "2097152", "0", "0"]),
     (["-o{tmp}/p", "--buffers", "4096", "--buffer-size", "64K"],
-     ["{tmp}/p", "32", "0", "4096", "65536", "0", "0", "0", "0"]),
+     ["{tmp}/p", "24", "0", "4096", "65536", "0", "0"]),
+    # --max-size: its smallest value, suffixes as powers of 1024, 0 (no
+    # limit), and a value past 32 bits.
+    (["-o{tmp}/p", "--max-size", "64K"],
+     ["{tmp}/p", "24", "0", "0", "0", "0", "65536"]),
+    (["-o{tmp}/p", "--max-size=3m", "--max-appids", "16"],
+     ["{tmp}/p", "24", "0", "0", "0", "16", "3145728"]),
+    (["-o{tmp}/p", "--max-size", "5G"],
+     ["{tmp}/p", "24", "0", "0", "0", "0", "5368709120"]),
+    (["-o{tmp}/p", "--max-size", "65536", "--max-size", "0"],
+     ["{tmp}/p", "24", "0", "0", "0", "0", "0"]),
 ])
 def test_sample_start_passes_the_configuration(faked, tmp_path, args, call):
     """Paths in tmp_path: sample_start also copies /proc/kallsyms to
@@ -865,8 +946,9 @@ def test_sample_start_default_path(faked):
         if not existed and side.exists():
             side.unlink()
     assert r.returncode == 0, r.stderr
-    assert got == ["/var/log/samples", "32", "0", "0", "0", "0", "0", "0",
-                   "0"]
+    # The size argument is sizeof(struct sample_config),
+    # SAMPLE_CONFIG_SIZE_VER1.
+    assert got == ["/var/log/samples", "24", "0", "0", "0", "0", "0"]
     assert r.stderr == "" or r.stderr.startswith("sample_start: ")
 
 
@@ -973,10 +1055,11 @@ def test_kallsyms_copy_is_created_private(faked, tmp_path):
     assert (tmp_path / "s.kallsyms").stat().st_mode & 0o777 == 0o600
 
 
-GOOD_STATS = ("nr_cpus=2 samples_taken=1000 samples_written=950 "
-              "dropped_no_buffer=30 dropped_no_appid=20 bytes_written=40000 "
-              "appids=7 meta_dropped=1 irq_ns_total=1234000 irq_calls=1000 "
-              "irq_ns_max=9000 hwm0=3 hwm1=11")
+GOOD_STATS = ("nr_cpus=2 samples_taken=1000 samples_written=940 "
+              "dropped_no_buffer=30 dropped_no_appid=20 dropped_max_size=10 "
+              "bytes_written=40000 appids=7 meta_dropped=1 pids_mapped=5 "
+              "irq_ns_total=1234000 irq_calls=1000 irq_ns_max=9000 "
+              "buffers_hwm=11")
 
 
 def table_value(out, label):
@@ -991,19 +1074,23 @@ def test_sample_stop_table(faked):
     assert r.stderr == ""
     out = r.stdout
     assert table_value(out, "samples taken") == "1000"
-    assert table_value(out, "samples written") == "950"
+    assert table_value(out, "samples written") == "940"
     assert table_value(out, "dropped: no free buffer") == "30"
     assert table_value(out, "dropped: appid pool full") == "20"
+    assert table_value(out, "dropped: file max size") == "10"
+    assert re.search(r"^  dropped: file max size +10 +1\.00%$", out, re.M)
     assert table_value(out, "bytes written") == "40000"
-    assert "42.1 per written sample" in out
+    assert "42.6 per written sample" in out
     assert table_value(out, "appids") == "7"
     assert table_value(out, "meta records dropped") == "1"
+    assert table_value(out, "pid entries in use at stop") == "5"
     assert table_value(out, "irq time: mean") == "1234"
     assert table_value(out, "irq time: max") == "9000"
-    assert table_value(out, "  cpu 0") == "3"
-    assert table_value(out, "  cpu 1") == "11"
-    assert "cpu 2" not in out
-    assert re.search(r"^accounting: exact\b", out, re.M)
+    assert re.search(r"^  buffers in use: high mark +11  on the busiest "
+                     r"CPU$", out, re.M)
+    assert "cpu 0" not in out
+    assert re.search(r"^accounting: exact \(taken = written \+ dropped \+ "
+                     r"discarded\)$", out, re.M)
 
 
 def test_sample_stop_json(faked):
@@ -1011,11 +1098,12 @@ def test_sample_stop_json(faked):
     r, _ = faked("sample_stop", "--json", stats=GOOD_STATS)
     assert r.returncode == 0, r.stderr
     j = json.loads(r.stdout)
-    assert j["samples_taken"] == 1000 and j["samples_written"] == 950
+    assert j["samples_taken"] == 1000 and j["samples_written"] == 940
     assert j["dropped_no_buffer"] == 30 and j["dropped_no_appid"] == 20
+    assert j["dropped_max_size"] == 10 and j["pids_mapped"] == 5
     assert j["irq_ns_mean"] == 1234 and j["irq_ns_max"] == 9000
-    assert j["buffers_hwm"] == [3, 11]
-    assert j["accounting_exact"] is True
+    assert j["buffers_hwm"] == 11
+    assert j["accounted"] == 1000 and j["accounting_exact"] is True
     assert j["first_write_error_text"] is None
 
 
@@ -1044,12 +1132,23 @@ def test_sample_stop_write_errors(faked):
     assert '"first_write_error_text": "No space left on device"' in r.stdout
 
 
-def test_sample_stop_many_cpus(faked):
-    r, _ = faked("sample_stop", stats="nr_cpus=100 hwm63=5")
-    assert r.returncode == 0
-    assert "(first 64 CPUs)" in r.stdout
-    assert table_value(r.stdout, "  cpu 63") == "5"
-    assert "cpu 64" not in r.stdout
+def test_sample_stop_passes_its_stats_size(faked):
+    """sizeof(struct sample_stats), SAMPLE_STATS_SIZE_VER1; the fake fails
+    the call with EFAULT for any other size."""
+    r, call = faked("sample_stop", stats="nr_cpus=300")
+    assert r.returncode == 0, r.stderr
+    assert call == ["stop", "128"]
+    assert "(300 CPUs)" in r.stdout
+
+
+def test_sample_stop_counts_max_size_drops_in_the_accounting(faked):
+    r, _ = faked("sample_stop", stats="samples_taken=10 samples_written=7")
+    assert r.returncode == 1
+    assert "missing 3" in r.stdout
+    r, _ = faked("sample_stop", "--json", stats="samples_taken=10 "
+                 "samples_written=7 dropped_max_size=3")
+    assert r.returncode == 0, r.stderr
+    assert '"accounting_exact": true' in r.stdout
 
 
 @pytest.mark.parametrize("err, message", [
