@@ -8,12 +8,15 @@ packed little-endian records, each starting with (type: u16, size: u16).
     f.sample(appid=1, ip=0x401000)                 # user mode, 36 bytes
     f.sample(appid=1, ip=0xffffffff81000000, mode=MODE_KERNEL,
              user_ip=0x401000)                     # 44 bytes
-    f.stats(samples_taken=2, samples_written=2)
+    f.stats(samples_taken=2, samples_written=2)    # CPU_STATS, then STATS
     f.write(path)
 
-Every record method returns the record's byte offset in the file. The
-module-level functions build single records as bytes, for tests that
-assemble broken files by hand.
+Files are format version 2 by default; SessionFile(version=1) writes
+version 1 (its STATS record holds the old struct sample_stats, with size
+and buffers_hwm[64], and there are no CPU_STATS records). Every record
+method returns the record's byte offset in the file. The module-level
+functions build single records as bytes, for tests that assemble broken
+files by hand.
 
 Run as a script, it writes a large synthetic session for benchmarks:
     python3 tests/sleepyfile.py synth OUT --samples N [--appids K] [--ips M]
@@ -24,9 +27,9 @@ import struct
 import sys
 
 MAGIC = b"SLEEPY\r\n"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
-REC_SAMPLE, REC_APPID, REC_MMAP, REC_STATS = 1, 2, 3, 4
+REC_SAMPLE, REC_APPID, REC_MMAP, REC_STATS, REC_CPU_STATS = 1, 2, 3, 4, 5
 MODE_USER, MODE_KERNEL, MODE_IRQ, MODE_IDLE = 0, 1, 2, 3
 SAMPLE_F_USER_IP = 0x1
 SAMPLE_F_USER_ONLY, SAMPLE_F_NO_WRITE = 0x1, 0x2    # header / config flags
@@ -34,7 +37,6 @@ ORIGIN_RUNNING, ORIGIN_FORK, ORIGIN_EXEC, ORIGIN_TICK = 0, 1, 2, 3
 APPID_F_KTHREAD, APPID_F_IDLE = 0x1, 0x2
 NO_PARENT = 0xFFFFFFFF
 BUILD_ID_MAX = 20
-STATS_MAX_CPUS = 64
 
 # struct sleepy_file_header
 HEADER = struct.Struct("<8sIIIIIIQQ65s65sH")
@@ -53,8 +55,39 @@ APPID_SIZE = APPID.size                             # 36
 # build_id_len, build_id, reserved, path_len
 MMAP = struct.Struct("<HHIIQQQQB20sBH")
 MMAP_SIZE = MMAP.size                               # 68
-# struct sample_stats (natural alignment, 376 bytes)
+# struct sample_stats (natural alignment, no padding): version 2, 128 bytes.
+# A kernel may write the first SAMPLE_STATS_SIZE_VER0 (120) bytes only.
 STATS_FIELDS = [
+    ("nr_cpus", "I"), ("appids", "I"),
+    ("samples_taken", "Q"), ("samples_written", "Q"),
+    ("dropped_no_buffer", "Q"), ("dropped_no_appid", "Q"),
+    ("dropped_write_error", "Q"), ("discarded_no_write", "Q"),
+    ("skipped_not_user", "Q"), ("bytes_written", "Q"), ("write_errors", "Q"),
+    ("first_write_error", "i"), ("meta_dropped", "I"), ("pids_mapped", "I"),
+    ("buffers_hwm", "I"),
+    ("irq_ns_total", "Q"), ("irq_ns_max", "Q"), ("irq_calls", "Q"),
+    ("dropped_max_size", "Q"),
+]
+SAMPLE_STATS = struct.Struct("<" + "".join(t for _, t in STATS_FIELDS))
+SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 128
+SAMPLE_STATS_SIZE_VER0 = 120
+# struct sleepy_rec_stats: hdr, reserved, stats_size, stats
+STATS_HDR = struct.Struct("<HHHH")
+STATS_SIZE = STATS_HDR.size + SAMPLE_STATS_SIZE     # 136
+# struct sleepy_rec_cpu_stats: hdr, then these
+CPU_STATS_FIELDS = [
+    ("cpu", "I"), ("buffers_hwm", "I"), ("samples_taken", "Q"),
+    ("dropped_no_buffer", "Q"), ("dropped_no_appid", "Q"),
+    ("skipped_not_user", "Q"), ("irq_ns_total", "Q"), ("irq_ns_max", "Q"),
+    ("irq_calls", "Q"),
+]
+CPU_STATS = struct.Struct("<HH" + "".join(t for _, t in CPU_STATS_FIELDS))
+CPU_STATS_SIZE = CPU_STATS.size                     # 68
+# Version 1's struct sample_stats (376 bytes): size first, appids after
+# first_write_error, no buffers_hwm nor dropped_max_size, then
+# buffers_hwm[64].
+STATS_MAX_CPUS_V1 = 64
+STATS_FIELDS_V1 = [
     ("size", "I"), ("nr_cpus", "I"),
     ("samples_taken", "Q"), ("samples_written", "Q"),
     ("dropped_no_buffer", "Q"), ("dropped_no_appid", "Q"),
@@ -64,12 +97,10 @@ STATS_FIELDS = [
     ("pids_mapped", "I"),
     ("irq_ns_total", "Q"), ("irq_ns_max", "Q"), ("irq_calls", "Q"),
 ]
-SAMPLE_STATS = struct.Struct(
-    "<" + "".join(t for _, t in STATS_FIELDS) + f"{STATS_MAX_CPUS}I")
-SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 376
-# struct sleepy_rec_stats: hdr, reserved, stats_size, stats
-STATS_HDR = struct.Struct("<HHHH")
-STATS_SIZE = STATS_HDR.size + SAMPLE_STATS_SIZE     # 384
+SAMPLE_STATS_V1 = struct.Struct(
+    "<" + "".join(t for _, t in STATS_FIELDS_V1) + f"{STATS_MAX_CPUS_V1}I")
+SAMPLE_STATS_SIZE_V1 = SAMPLE_STATS_V1.size         # 376
+STATS_SIZE_V1 = STATS_HDR.size + SAMPLE_STATS_SIZE_V1   # 384
 
 # Offsets of header fields, for tests of error offsets.
 HEADER_VERSION_OFFSET = 8
@@ -135,22 +166,76 @@ def mmap_record(appid, start, length, *, pid=0, pgoff=0, time_ns=0,
                      len(path_b)) + path_b + b"\0"
 
 
-def stats_record(*, buffers_hwm=(), stats_size=SAMPLE_STATS_SIZE, size=None,
-                 **fields):
-    """A STATS record; fields are struct sample_stats members (size and
-    nr_cpus default sensibly, the rest to 0)."""
-    names = [n for n, _ in STATS_FIELDS]
-    unknown = set(fields) - set(names)
+def _values(fields, given, defaults):
+    names = [n for n, _ in fields]
+    unknown = set(given) - set(names)
     if unknown:
-        raise TypeError(f"unknown stats fields: {sorted(unknown)}")
+        raise TypeError(f"unknown fields: {sorted(unknown)}")
     values = {n: 0 for n in names}
-    values["size"] = SAMPLE_STATS_SIZE
-    values["nr_cpus"] = len(buffers_hwm) or 2
-    values.update(fields)
-    hwm = list(buffers_hwm) + [0] * (STATS_MAX_CPUS - len(buffers_hwm))
-    body = SAMPLE_STATS.pack(*(values[n] for n in names), *hwm)
-    return STATS_HDR.pack(REC_STATS, STATS_SIZE if size is None else size, 0,
+    values.update(defaults)
+    values.update(given)
+    return [values[n] for n in names]
+
+
+def stats_record(*, version=FORMAT_VERSION, struct_bytes=None,
+                 stats_size=None, size=None, **fields):
+    """A STATS record; fields are struct sample_stats members (nr_cpus
+    defaults to 2, the rest to 0). Version 1: the old struct, whose
+    buffers_hwm is a list (one per CPU; an int is every CPU's) and which
+    has no dropped_max_size. struct_bytes writes that many bytes of the
+    struct (cut short, or zero-padded as a later kernel's larger struct);
+    stats_size and size override the record's fields."""
+    if version == 1:
+        hwm = fields.pop("buffers_hwm", ())
+        nr = fields.get("nr_cpus", 2)
+        if isinstance(hwm, int):
+            hwm = [hwm] * min(nr, STATS_MAX_CPUS_V1)
+        hwm = list(hwm) + [0] * (STATS_MAX_CPUS_V1 - len(hwm))
+        body = SAMPLE_STATS_V1.pack(*_values(
+            STATS_FIELDS_V1, fields,
+            {"size": SAMPLE_STATS_SIZE_V1, "nr_cpus": 2}), *hwm)
+    else:
+        body = SAMPLE_STATS.pack(*_values(STATS_FIELDS, fields,
+                                          {"nr_cpus": 2}))
+    if struct_bytes is not None:
+        body = body[:struct_bytes].ljust(struct_bytes, b"\0")
+    if stats_size is None:
+        stats_size = len(body)
+    n = STATS_HDR.size + len(body)
+    return STATS_HDR.pack(REC_STATS, n if size is None else size, 0,
                           stats_size) + body
+
+
+def cpu_stats_record(cpu, *, size=None, **fields):
+    """A CPU_STATS record (version 2 on); fields are struct
+    sleepy_rec_cpu_stats members, 0 by default."""
+    fields["cpu"] = cpu
+    return CPU_STATS.pack(REC_CPU_STATS,
+                          CPU_STATS_SIZE if size is None else size,
+                          *_values(CPU_STATS_FIELDS, fields, {}))
+
+
+# The figures a CPU_STATS record has, and how the STATS record has them:
+# summed over the CPUs, or the largest.
+CPU_SUMS = ("samples_taken", "dropped_no_buffer", "dropped_no_appid",
+            "skipped_not_user", "irq_ns_total", "irq_calls")
+CPU_MAXES = ("buffers_hwm", "irq_ns_max")
+
+
+def cpu_split(nr_cpus, totals):
+    """Per-CPU figures (a list of dicts, one per CPU) that add up to the
+    STATS record's totals: the sums split as evenly as they go, the
+    largest values on CPU 0."""
+    if not nr_cpus:
+        return []
+    out = [{} for _ in range(nr_cpus)]
+    for name in CPU_SUMS:
+        v = totals.get(name, 0)
+        for c in range(nr_cpus):
+            out[c][name] = v // nr_cpus + (c < v % nr_cpus)
+    for name in CPU_MAXES:
+        out[0][name] = totals.get(name, 0)
+    return out
 
 
 class SessionFile:
@@ -159,6 +244,8 @@ class SessionFile:
     def __init__(self, **header_args):
         self.parts = [header(**header_args)]
         self.size = len(self.parts[0])
+        self.version = header_args.get("version", FORMAT_VERSION)
+        self.nr_cpus = header_args.get("nr_cpus", 2)
 
     def add(self, data):
         """Append raw bytes (a record, or junk); returns their offset."""
@@ -176,8 +263,22 @@ class SessionFile:
     def mmap(self, appid, start, length, **kw):
         return self.add(mmap_record(appid, start, length, **kw))
 
-    def stats(self, **kw):
-        return self.add(stats_record(**kw))
+    def cpu_stats(self, cpu, **kw):
+        return self.add(cpu_stats_record(cpu, **kw))
+
+    def stats(self, *, cpus=None, **kw):
+        """The statistics: in version 2, a CPU_STATS record for each CPU
+        (cpus: a list of dicts, one per CPU, None for a CPU without one,
+        or by default the totals split with cpu_split(); [] for none),
+        then STATS. Returns the STATS record's offset."""
+        if self.version >= 2:
+            kw.setdefault("nr_cpus", self.nr_cpus)
+            if cpus is None:
+                cpus = cpu_split(self.nr_cpus, kw)
+            for c, figures in enumerate(cpus):
+                if figures is not None:     # None: not a possible CPU
+                    self.cpu_stats(c, **figures)
+        return self.add(stats_record(version=self.version, **kw))
 
     def record(self, rtype, payload=b"", **kw):
         return self.add(record(rtype, payload, **kw))
@@ -227,8 +328,11 @@ def synth(path, samples, appids=16, ips=4096, seed=1, kernel_share=0.2):
                     k += 1
                 f.write(block[:cut])
             left -= n
-        f.write(stats_record(samples_taken=samples, samples_written=samples,
-                             appids=appids))
+        totals = dict(samples_taken=samples, samples_written=samples,
+                      appids=appids)
+        for c, figures in enumerate(cpu_split(2, totals)):
+            f.write(cpu_stats_record(c, **figures))
+        f.write(stats_record(**totals))
 
 
 def main(argv):

@@ -2,7 +2,11 @@
 
 The struct layouts come from sleepyfile.py (which follows the uapi header);
 this reader is deliberately simple and strict: it is the ground truth the
-tests compare the kernel's output and parse's reports with.
+tests compare the kernel's output and parse's reports with. It reads
+format versions 1 and 2; stats is the STATS record as version 2's struct
+sample_stats either way (from version 1: buffers_hwm the largest of its
+per-CPU array, dropped_max_size 0), cpu_stats version 2's CPU_STATS
+records.
 """
 import re
 from dataclasses import dataclass, field
@@ -17,6 +21,7 @@ class Session:
     appids: dict = field(default_factory=dict)    # appid -> dict
     mmaps: list = field(default_factory=list)
     stats: dict = None
+    cpu_stats: list = field(default_factory=list)  # dicts, in CPU order
 
     def by_name(self, name):
         """Appid records of a binary name, ordered by instance."""
@@ -36,7 +41,7 @@ def read(path):
                        "flags", "reserved", "start_realtime_ns",
                        "start_mono_ns", "release", "machine", "reserved2"), h))
     assert header["magic"] == sf.MAGIC, "bad magic"
-    assert header["version"] == sf.FORMAT_VERSION
+    assert header["version"] in (1, 2), header["version"]
     header["release"] = header["release"].split(b"\0")[0].decode()
     s = Session(header)
     off = header["header_size"]
@@ -74,13 +79,38 @@ def read(path):
                                 len=length, pgoff=pgoff, time_ns=t,
                                 build_id=bid[:idlen].hex(),
                                 path=data[p:p + plen].decode()))
+        elif rtype == sf.REC_CPU_STATS and header["version"] >= 2:
+            assert size == sf.CPU_STATS_SIZE, f"CPU_STATS of {size} bytes"
+            assert s.stats is None, "CPU_STATS after STATS"
+            vals = sf.CPU_STATS.unpack_from(data, off)[2:]
+            rec = dict(zip((n for n, _ in sf.CPU_STATS_FIELDS), vals))
+            assert rec["cpu"] < header["nr_cpus"], rec
+            assert not s.cpu_stats or rec["cpu"] > s.cpu_stats[-1]["cpu"]
+            s.cpu_stats.append(rec)
         elif rtype == sf.REC_STATS:
-            vals = sf.SAMPLE_STATS.unpack_from(data, off + sf.STATS_HDR.size)
-            names = [n for n, _ in sf.STATS_FIELDS]
-            s.stats = dict(zip(names, vals[:len(names)]))
-            s.stats["buffers_hwm"] = list(vals[len(names):])
+            s.stats = _stats(data, off, size, header["version"])
         off += size
     return s
+
+
+def _stats(data, off, size, version):
+    """A STATS record's struct sample_stats, as version 2's."""
+    _, _, _, stats_size = sf.STATS_HDR.unpack_from(data, off)
+    body = data[off + sf.STATS_HDR.size:off + sf.STATS_HDR.size + stats_size]
+    assert sf.STATS_HDR.size + stats_size <= size, "stats_size too big"
+    if version == 1:
+        assert stats_size >= sf.SAMPLE_STATS_SIZE_V1
+        vals = sf.SAMPLE_STATS_V1.unpack_from(body)
+        names = [n for n, _ in sf.STATS_FIELDS_V1]
+        st = dict(zip(names, vals))
+        del st["size"]
+        hwm = vals[len(names):][:min(st["nr_cpus"], sf.STATS_MAX_CPUS_V1)]
+        st.update(buffers_hwm=max(hwm, default=0), dropped_max_size=0)
+        return st
+    assert stats_size >= sf.SAMPLE_STATS_SIZE_VER0
+    body = body[:sf.SAMPLE_STATS_SIZE].ljust(sf.SAMPLE_STATS_SIZE, b"\0")
+    return dict(zip((n for n, _ in sf.STATS_FIELDS),
+                    sf.SAMPLE_STATS.unpack(body)))
 
 
 def symbol_range(binary, symbol):

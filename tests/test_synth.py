@@ -4,6 +4,7 @@ import subprocess
 
 import pytest
 
+import sleepyfile as sf
 import sleepyread
 
 # The real ELF files the sessions name, in the OUT of user_build.
@@ -45,7 +46,9 @@ def test_deterministic_and_valid(synth, elfs, parse_bin, tmp_path):
     s = sleepyread.read(a)
     assert len(s.samples) == 20000 and len(s.appids) == 7
     assert s.stats["samples_written"] == 20000
-    assert s.stats["bytes_written"] == a.stat().st_size - 384
+    # Everything but the STATS record, the CPU_STATS records included.
+    assert s.stats["bytes_written"] == a.stat().st_size - sf.STATS_SIZE
+    assert [c["samples_taken"] for c in s.cpu_stats] == [10000, 10000]
     kernel = [x for x in s.samples if x["mode"] == 1]
     assert 1500 < len(kernel) < 2500          # 1 in 10
     assert all(x["user_ip"] is not None for x in kernel)

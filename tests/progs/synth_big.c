@@ -261,6 +261,37 @@ static const char usage_text[] =
 	"parse. 1 sample in 10 is a kernel-mode one; OUT.kallsyms names\n"
 	"their addresses.\n";
 
+/*
+ * The statistics, as sample_stop writes them: a CPU_STATS record per CPU
+ * (samples go to the CPUs in turn), then STATS, whose bytes_written counts
+ * everything before it.
+ */
+static void emit_stats(uint64_t samples, uint64_t appids)
+{
+	struct sleepy_rec_stats st;
+
+	for (uint32_t c = 0; c < NR_CPUS; c++) {
+		struct sleepy_rec_cpu_stats cs;
+
+		memset(&cs, 0, sizeof(cs));
+		cs.hdr.type = SLEEPY_REC_CPU_STATS;
+		cs.hdr.size = (uint16_t)sizeof(cs);
+		cs.cpu = c;
+		cs.samples_taken = samples / NR_CPUS + (c < samples % NR_CPUS);
+		emit(&cs, sizeof(cs));
+	}
+	memset(&st, 0, sizeof(st));
+	st.hdr.type = SLEEPY_REC_STATS;
+	st.hdr.size = (uint16_t)sizeof(st);
+	st.stats_size = (uint16_t)sizeof(st.stats);
+	st.stats.nr_cpus = NR_CPUS;
+	st.stats.samples_taken = samples;
+	st.stats.samples_written = samples;
+	st.stats.appids = (uint32_t)appids;
+	st.stats.bytes_written = written;
+	emit(&st, sizeof(st));
+}
+
 int main(int argc, char **argv)
 {
 	static struct elf_file elfs[MAX_ELFS];
@@ -364,19 +395,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	struct sleepy_rec_stats st;
-
-	memset(&st, 0, sizeof(st));
-	st.hdr.type = SLEEPY_REC_STATS;
-	st.hdr.size = (uint16_t)sizeof(st);
-	st.stats_size = (uint16_t)sizeof(st.stats);
-	st.stats.size = sizeof(st.stats);
-	st.stats.nr_cpus = NR_CPUS;
-	st.stats.samples_taken = samples;
-	st.stats.samples_written = samples;
-	st.stats.appids = (uint32_t)appids;
-	st.stats.bytes_written = written;
-	emit(&st, sizeof(st));
+	emit_stats(samples, appids);
 	if (fclose(out))
 		die(1, "%s: %s", out_path, strerror(errno));
 	write_kallsyms();
