@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * jsonout: the JSON writer (--format json): one object with the session,
- * the filters, the kernel symbols' source, the totals, the grouping, what
- * stayed unresolved and the rows; every row has every key of every field
- * (null when not grouped; mode then holds the filter).
+ * its statistics (the STATS record's, null without one, and the CPU_STATS
+ * records'), the filters, the kernel symbols' source, the totals, the
+ * grouping, what stayed unresolved and the rows; every row has every key
+ * of every field (null when not grouped; mode then holds the filter).
  */
 #include <stdio.h>
 
 #include "fmt.h"
 #include "json.h"
+#include "stats.h"
 #include "writer.h"
 
 static void json_session(struct json *j, const struct session *s)
@@ -28,6 +30,36 @@ static void json_session(struct json *j, const struct session *s)
 	for (unsigned int m = 0; m < NR_MODES; m++)
 		json_u64(j, sleepy_mode_name(m), s->by_mode[m]);
 	json_bool(j, "stats", s->have_stats);
+	json_close(j);
+}
+
+/* The struct at base as an object of the table's fields; NULL: null. */
+static void json_stat_object(struct json *j, const char *key,
+			     const void *base, const struct stat_table *t)
+{
+	if (!base) {
+		json_null(j, key);
+		return;
+	}
+	json_object(j, key, JSON_INLINE);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct stat_field *f = &t->v[i];
+
+		if (f->is_signed)
+			json_i64(j, f->name, stat_i64(base, f));
+		else
+			json_u64(j, f->name, stat_u64(base, f));
+	}
+	json_close(j);
+}
+
+static void json_stats(struct json *j, const struct session *s)
+{
+	json_stat_object(j, "statistics", s->have_stats ? &s->stats : NULL,
+			 &session_stat_fields);
+	json_array(j, "cpu_stats", JSON_BLOCK);
+	for (size_t i = 0; i < s->ncpus; i++)
+		json_stat_object(j, NULL, &s->cpus[i], &cpu_stat_fields);
 	json_close(j);
 }
 
@@ -127,6 +159,7 @@ static void json_report(const struct run *run, const struct report *rep,
 	json_begin(&j, run->out);
 	json_str(&j, "file", run->o->file);
 	json_session(&j, run->s);
+	json_stats(&j, run->s);
 	json_filters(&j, run->o);
 	json_str(&j, "kernel_symbols", run->ks->source);
 	json_u64(&j, "total", rep->total);

@@ -231,7 +231,7 @@ static void write_sqlite(struct state *st)
 		.mode = options_mode(&st->o), .appids = &st->appids,
 		.maps = &st->maps, .names = &st->names, .sym = &st->sym,
 		.counts = &st->counts, .have_stats = st->s.have_stats,
-		.stats = &st->s.stats,
+		.stats = &st->s.stats, .cpus = st->s.cpus, .ncpus = st->s.ncpus,
 	};
 	char err[512];
 
@@ -251,6 +251,7 @@ static void free_state(struct state *st)
 	appids_free(&st->appids);
 	maps_free(&st->maps);
 	strtab_free(&st->names);
+	session_free(&st->s);
 	sleepy_reader_close(st->r);
 }
 

@@ -7,6 +7,10 @@
  * wholly in the window; otherwise the window is moved to the front of the
  * buffer and refilled. Records are at most 65535 bytes (a __u16 size), so a
  * buffer larger than that always holds a whole record.
+ *
+ * Each known record type has its check in record_types[], with the format
+ * version that brought it; the checks that span records (CPU_STATS) keep
+ * what they need in the reader.
  */
 #include "reader.h"
 
@@ -25,7 +29,34 @@ _Static_assert(BUF_SIZE > UINT16_MAX && BUF_SIZE > SLEEPY_MAX_HEADER_SIZE,
 	       "a record or the header must fit the buffer");
 _Static_assert(sizeof(struct sleepy_file_header) == 180, "header layout");
 _Static_assert(SLEEPY_SAMPLE_SIZE == 36 && SLEEPY_APPID_SIZE == 36 &&
-	       SLEEPY_MMAP_SIZE == 68, "record layout");
+	       SLEEPY_MMAP_SIZE == 68 && SLEEPY_CPU_STATS_SIZE == 68 &&
+	       SLEEPY_STATS_HEAD == 8, "record layout");
+
+/* Version 1's struct sample_stats (see the uapi header's comment). */
+struct sample_stats_v1 {
+	__u32 size;
+	__u32 nr_cpus;
+	__u64 samples_taken;
+	__u64 samples_written;
+	__u64 dropped_no_buffer;
+	__u64 dropped_no_appid;
+	__u64 dropped_write_error;
+	__u64 discarded_no_write;
+	__u64 skipped_not_user;
+	__u64 bytes_written;
+	__u64 write_errors;
+	__s32 first_write_error;
+	__u32 appids;
+	__u32 meta_dropped;
+	__u32 pids_mapped;
+	__u64 irq_ns_total;
+	__u64 irq_ns_max;
+	__u64 irq_calls;
+	__u32 buffers_hwm[64];
+};
+
+_Static_assert(sizeof(struct sample_stats_v1) == SLEEPY_STATS_V1_SIZE,
+	       "version 1 stats layout");
 
 struct sleepy_reader {
 	int fd;
@@ -34,6 +65,9 @@ struct sleepy_reader {
 	size_t start, end;	/* the window: buf[start, end) */
 	uint64_t pos;		/* file offset of buf[start] */
 	struct sleepy_file_header hdr;
+	bool stats_seen;	/* a STATS record was returned */
+	bool cpu_seen;		/* a CPU_STATS record was: for last_cpu */
+	uint32_t last_cpu;	/* the last CPU_STATS record's cpu */
 	enum sleepy_reader_status status;
 	int sys_errno;
 	uint64_t err_offset;
@@ -122,12 +156,14 @@ static int read_header(struct sleepy_reader *r)
 	r->hdr.release[sizeof(r->hdr.release) - 1] = '\0';
 	r->hdr.machine[sizeof(r->hdr.machine) - 1] = '\0';
 
-	if (r->hdr.version != SLEEPY_FORMAT_VERSION)
+	if (r->hdr.version < SLEEPY_MIN_FORMAT_VERSION ||
+	    r->hdr.version > SLEEPY_FORMAT_VERSION)
 		return format_error(r, offsetof(struct sleepy_file_header,
 						version),
 				    "unsupported format version %" PRIu32
-				    " (this parse reads version %d)",
+				    " (this parse reads versions %d to %d)",
 				    (uint32_t)r->hdr.version,
+				    SLEEPY_MIN_FORMAT_VERSION,
 				    SLEEPY_FORMAT_VERSION);
 	if (r->hdr.header_size < want || r->hdr.header_size >
 	    SLEEPY_MAX_HEADER_SIZE)
@@ -219,74 +255,135 @@ static int too_short(struct sleepy_reader *r, const char *what, size_t size,
 			    "than its %zu-byte fixed part", what, size, need);
 }
 
-/* Check a record of a known type (wholly in the buffer at p). */
+static int check_sample(struct sleepy_reader *r, const unsigned char *p,
+			size_t size, uint64_t offset)
+{
+	const uint8_t flags = p[offsetof(struct sleepy_rec_sample, flags)];
+
+	if (size < SLEEPY_SAMPLE_SIZE)
+		return too_short(r, "sample", size, SLEEPY_SAMPLE_SIZE, offset);
+	if ((flags & SLEEPY_SAMPLE_F_USER_IP) && size < SLEEPY_SAMPLE_UIP_SIZE)
+		return too_short(r, "sample (with user_ip)", size,
+				 SLEEPY_SAMPLE_UIP_SIZE, offset);
+	return 0;
+}
+
+static int check_appid(struct sleepy_reader *r, const unsigned char *p,
+		       size_t size, uint64_t offset)
+{
+	struct sleepy_rec_appid a;
+
+	if (size < SLEEPY_APPID_SIZE)
+		return too_short(r, "appid", size, SLEEPY_APPID_SIZE, offset);
+	memcpy(&a, p, sizeof(a));
+	if (check_string(r, p, size, sizeof(a), a.name_len, "name", offset))
+		return -1;
+	return check_string(r, p, size, sizeof(a) + a.name_len + 1u,
+			    a.path_len, "path", offset);
+}
+
+static int check_mmap(struct sleepy_reader *r, const unsigned char *p,
+		      size_t size, uint64_t offset)
+{
+	struct sleepy_rec_mmap m;
+
+	if (size < SLEEPY_MMAP_SIZE)
+		return too_short(r, "mmap", size, SLEEPY_MMAP_SIZE, offset);
+	memcpy(&m, p, sizeof(m));
+	if (m.build_id_len > SLEEPY_BUILD_ID_MAX)
+		return format_error(r, offset, "mmap record: build_id_len %u "
+				    "over %d", m.build_id_len,
+				    SLEEPY_BUILD_ID_MAX);
+	return check_string(r, p, size, sizeof(m), m.path_len, "path",
+			    offset);
+}
+
+/* stats_size: at least the version's smallest, inside the record. */
+static int check_stats(struct sleepy_reader *r, const unsigned char *p,
+		       size_t size, uint64_t offset)
+{
+	const size_t min = sleepy_stats_min(r->hdr.version);
+	struct sleepy_rec_stats s;
+
+	if (size < SLEEPY_STATS_HEAD + min)
+		return too_short(r, "stats", size, SLEEPY_STATS_HEAD + min,
+				 offset);
+	memcpy(&s, p, SLEEPY_STATS_HEAD);
+	if (s.stats_size < min || s.stats_size > size - SLEEPY_STATS_HEAD)
+		return format_error(r, offset, "stats record: stats_size %u "
+				    "out of range (%zu..%zu)", s.stats_size,
+				    min, size - SLEEPY_STATS_HEAD);
+	r->stats_seen = true;
+	return 0;
+}
+
+/* A CPU below the header's nr_cpus, once, in CPU order, before STATS. */
+static int check_cpu_stats(struct sleepy_reader *r, const unsigned char *p,
+			   size_t size, uint64_t offset)
+{
+	struct sleepy_rec_cpu_stats c;
+
+	if (size < SLEEPY_CPU_STATS_SIZE)
+		return too_short(r, "cpu stats", size, SLEEPY_CPU_STATS_SIZE,
+				 offset);
+	memcpy(&c, p, sizeof(c));
+	if (r->stats_seen)
+		return format_error(r, offset, "cpu stats record for cpu %"
+				    PRIu32 " after the STATS record (it must "
+				    "come before)", (uint32_t)c.cpu);
+	if (c.cpu >= r->hdr.nr_cpus)
+		return format_error(r, offset, "cpu stats record: cpu %" PRIu32
+				    " out of range (the header has %" PRIu32
+				    " CPUs)", (uint32_t)c.cpu,
+				    (uint32_t)r->hdr.nr_cpus);
+	if (r->cpu_seen && c.cpu == r->last_cpu)
+		return format_error(r, offset, "cpu stats record: a second "
+				    "one for cpu %" PRIu32, (uint32_t)c.cpu);
+	if (r->cpu_seen && c.cpu < r->last_cpu)
+		return format_error(r, offset, "cpu stats record: cpu %" PRIu32
+				    " after cpu %" PRIu32 " (one per CPU, in "
+				    "CPU order)", (uint32_t)c.cpu,
+				    r->last_cpu);
+	r->cpu_seen = true;
+	r->last_cpu = c.cpu;
+	return 0;
+}
+
+typedef int (*check_fn)(struct sleepy_reader *r, const unsigned char *p,
+			size_t size, uint64_t offset);
+
+/* The known record types: their checks, and the version that brought each. */
+static const struct {
+	check_fn check;
+	uint32_t since;
+} record_types[] = {
+	[SLEEPY_REC_SAMPLE] = { check_sample, 1 },
+	[SLEEPY_REC_APPID] = { check_appid, 1 },
+	[SLEEPY_REC_MMAP] = { check_mmap, 1 },
+	[SLEEPY_REC_STATS] = { check_stats, 1 },
+	[SLEEPY_REC_CPU_STATS] = { check_cpu_stats, 2 },
+};
+
+#define NR_RECORD_TYPES (sizeof(record_types) / sizeof(record_types[0]))
+
+bool sleepy_type_known(uint32_t version, uint16_t type)
+{
+	return type < NR_RECORD_TYPES && record_types[type].check &&
+		version >= record_types[type].since;
+}
+
+size_t sleepy_stats_min(uint32_t version)
+{
+	return version == 1 ? SLEEPY_STATS_V1_SIZE : SAMPLE_STATS_SIZE_VER0;
+}
+
+/* Check a record (wholly in the buffer at p); unknown types pass. */
 static int check_record(struct sleepy_reader *r, const unsigned char *p,
 			uint16_t type, size_t size, uint64_t offset)
 {
-	switch (type) {
-	case SLEEPY_REC_SAMPLE: {
-		const uint8_t flags =
-			p[offsetof(struct sleepy_rec_sample, flags)];
-
-		if (size < SLEEPY_SAMPLE_SIZE)
-			return too_short(r, "sample", size, SLEEPY_SAMPLE_SIZE,
-					 offset);
-		if ((flags & SLEEPY_SAMPLE_F_USER_IP) &&
-		    size < SLEEPY_SAMPLE_UIP_SIZE)
-			return too_short(r, "sample (with user_ip)", size,
-					 SLEEPY_SAMPLE_UIP_SIZE, offset);
-		return 0;
-	}
-	case SLEEPY_REC_APPID: {
-		struct sleepy_rec_appid a;
-
-		if (size < SLEEPY_APPID_SIZE)
-			return too_short(r, "appid", size, SLEEPY_APPID_SIZE,
-					 offset);
-		memcpy(&a, p, sizeof(a));
-		if (check_string(r, p, size, sizeof(a), a.name_len, "name",
-				 offset))
-			return -1;
-		return check_string(r, p, size, sizeof(a) + a.name_len + 1u,
-				    a.path_len, "path", offset);
-	}
-	case SLEEPY_REC_MMAP: {
-		struct sleepy_rec_mmap m;
-
-		if (size < SLEEPY_MMAP_SIZE)
-			return too_short(r, "mmap", size, SLEEPY_MMAP_SIZE,
-					 offset);
-		memcpy(&m, p, sizeof(m));
-		if (m.build_id_len > SLEEPY_BUILD_ID_MAX)
-			return format_error(r, offset, "mmap record: "
-					    "build_id_len %u over %d",
-					    m.build_id_len,
-					    SLEEPY_BUILD_ID_MAX);
-		return check_string(r, p, size, sizeof(m), m.path_len, "path",
-				    offset);
-	}
-	case SLEEPY_REC_STATS: {
-		struct sleepy_rec_stats s;
-
-		if (size < SLEEPY_STATS_SIZE)
-			return too_short(r, "stats", size, SLEEPY_STATS_SIZE,
-					 offset);
-		memcpy(&s, p, offsetof(struct sleepy_rec_stats, stats));
-		if (s.stats_size < sizeof(struct sample_stats) ||
-		    s.stats_size > size - offsetof(struct sleepy_rec_stats,
-						   stats))
-			return format_error(r, offset, "stats record: "
-					    "stats_size %u out of range "
-					    "(%zu..%zu)", s.stats_size,
-					    sizeof(struct sample_stats),
-					    size - offsetof(struct
-							    sleepy_rec_stats,
-							    stats));
-		return 0;
-	}
-	default:
+	if (!sleepy_type_known(r->hdr.version, type))
 		return 0;	/* unknown: the caller skips it */
-	}
+	return record_types[type].check(r, p, size, offset);
 }
 
 int sleepy_reader_next(struct sleepy_reader *r, struct sleepy_record *rec)
@@ -398,10 +495,68 @@ void sleepy_get_mmap(const struct sleepy_record *rec, struct sleepy_mmap *m)
 	m->path_len = raw.path_len;
 }
 
-void sleepy_get_stats(const struct sleepy_record *rec, struct sample_stats *s)
+/* struct sleepy_cpu_stats is the record after its header, unpacked. */
+#define CPU_STATS_AT(field) (offsetof(struct sleepy_rec_cpu_stats, field) - \
+			     sizeof(struct sleepy_rec_hdr))
+_Static_assert(sizeof(struct sleepy_cpu_stats) ==
+	       SLEEPY_CPU_STATS_SIZE - sizeof(struct sleepy_rec_hdr) &&
+	       offsetof(struct sleepy_cpu_stats, buffers_hwm) ==
+	       CPU_STATS_AT(buffers_hwm) &&
+	       offsetof(struct sleepy_cpu_stats, samples_taken) ==
+	       CPU_STATS_AT(samples_taken) &&
+	       offsetof(struct sleepy_cpu_stats, irq_calls) ==
+	       CPU_STATS_AT(irq_calls), "cpu stats layout");
+
+void sleepy_get_cpu_stats(const struct sleepy_record *rec,
+			  struct sleepy_cpu_stats *c)
 {
-	memcpy(s, rec->data + offsetof(struct sleepy_rec_stats, stats),
-	       sizeof(*s));
+	memcpy(c, rec->data + sizeof(struct sleepy_rec_hdr), sizeof(*c));
+}
+
+/* Version 1's stats, at p, as today's struct. */
+static void get_stats_v1(const unsigned char *p, struct sample_stats *s)
+{
+	struct sample_stats_v1 v;
+	uint32_t n;
+
+	memcpy(&v, p, sizeof(v));
+	n = v.nr_cpus < 64 ? v.nr_cpus : 64;
+	s->nr_cpus = v.nr_cpus;
+	s->appids = v.appids;
+	s->samples_taken = v.samples_taken;
+	s->samples_written = v.samples_written;
+	s->dropped_no_buffer = v.dropped_no_buffer;
+	s->dropped_no_appid = v.dropped_no_appid;
+	s->dropped_write_error = v.dropped_write_error;
+	s->discarded_no_write = v.discarded_no_write;
+	s->skipped_not_user = v.skipped_not_user;
+	s->bytes_written = v.bytes_written;
+	s->write_errors = v.write_errors;
+	s->first_write_error = v.first_write_error;
+	s->meta_dropped = v.meta_dropped;
+	s->pids_mapped = v.pids_mapped;
+	s->irq_ns_total = v.irq_ns_total;
+	s->irq_ns_max = v.irq_ns_max;
+	s->irq_calls = v.irq_calls;
+	for (uint32_t i = 0; i < n; i++)
+		if (v.buffers_hwm[i] > s->buffers_hwm)
+			s->buffers_hwm = v.buffers_hwm[i];
+}
+
+void sleepy_get_stats(const struct sleepy_record *rec, uint32_t version,
+		      struct sample_stats *s)
+{
+	uint16_t n;
+
+	memset(s, 0, sizeof(*s));
+	if (version == 1) {
+		get_stats_v1(rec->data + SLEEPY_STATS_HEAD, s);
+		return;
+	}
+	memcpy(&n, rec->data + offsetof(struct sleepy_rec_stats, stats_size),
+	       sizeof(n));
+	memcpy(s, rec->data + SLEEPY_STATS_HEAD,
+	       n < sizeof(*s) ? n : sizeof(*s));
 }
 
 const char *sleepy_mode_name(unsigned int mode)

@@ -7,7 +7,14 @@
  * every record of a known type against the format (fixed part present,
  * strings NUL-terminated inside the record, ...) before returning it, so the
  * sleepy_get_*() decoders below need no checks of their own. Records of
- * unknown types are returned too, for the caller to skip.
+ * unknown types are returned too, for the caller to skip; a type is known
+ * from the format version that brought it on (sleepy_type_known()).
+ *
+ * Versions 1 and 2 are read. Version 2 brought the CPU_STATS records and
+ * the STATS record without its per-CPU array; sleepy_get_stats() gives
+ * either version's STATS record as the struct sample_stats of today. Some
+ * checks span records: CPU_STATS records name each CPU below the header's
+ * nr_cpus once, in CPU order, before any STATS record.
  *
  * Errors carry a message and, for format errors, the byte offset where the
  * problem is: the start of the offending record, or for the file header the
@@ -33,7 +40,14 @@
 #define SLEEPY_SAMPLE_UIP_SIZE	(SLEEPY_SAMPLE_SIZE + sizeof(__u64))	/* 44 */
 #define SLEEPY_APPID_SIZE	sizeof(struct sleepy_rec_appid)	/* 36 */
 #define SLEEPY_MMAP_SIZE	sizeof(struct sleepy_rec_mmap)	/* 68 */
-#define SLEEPY_STATS_SIZE	sizeof(struct sleepy_rec_stats)	/* 384 */
+#define SLEEPY_CPU_STATS_SIZE	sizeof(struct sleepy_rec_cpu_stats)	/* 68 */
+/* A STATS record's head: header, reserved, stats_size (8 bytes). */
+#define SLEEPY_STATS_HEAD	offsetof(struct sleepy_rec_stats, stats)
+/* Version 1's struct sample_stats, with its size and buffers_hwm[64]. */
+#define SLEEPY_STATS_V1_SIZE	376
+
+/* The oldest format version read (the newest: SLEEPY_FORMAT_VERSION). */
+#define SLEEPY_MIN_FORMAT_VERSION	1
 
 /* The largest header_size accepted (extra header bytes are skipped). */
 #define SLEEPY_MAX_HEADER_SIZE	4096
@@ -83,6 +97,11 @@ uint64_t sleepy_reader_error_offset(const struct sleepy_reader *r);
 int sleepy_reader_errno(const struct sleepy_reader *r);
 /* Bytes consumed so far: header and the records returned. */
 uint64_t sleepy_reader_offset(const struct sleepy_reader *r);
+
+/* Is type a record type of this format version (which the reader checks)? */
+bool sleepy_type_known(uint32_t version, uint16_t type);
+/* A STATS record's smallest stats_size in a format version it reads. */
+size_t sleepy_stats_min(uint32_t version);
 
 /* ------------------------------------------------------------ decoders */
 
@@ -180,10 +199,30 @@ static inline void sleepy_get_sample(const struct sleepy_record *rec,
 		       sizeof(s->user_ip));
 }
 
+/* One CPU's statistics (SLEEPY_REC_CPU_STATS, version 2 on). */
+struct sleepy_cpu_stats {
+	uint32_t cpu;
+	uint32_t buffers_hwm;
+	uint64_t samples_taken;
+	uint64_t dropped_no_buffer;
+	uint64_t dropped_no_appid;
+	uint64_t skipped_not_user;
+	uint64_t irq_ns_total;
+	uint64_t irq_ns_max;
+	uint64_t irq_calls;
+};
+
 void sleepy_get_appid(const struct sleepy_record *rec, struct sleepy_appid *a);
 void sleepy_get_mmap(const struct sleepy_record *rec, struct sleepy_mmap *m);
-/* The stats (a later kernel's extra fields, past stats_size, ignored). */
-void sleepy_get_stats(const struct sleepy_record *rec, struct sample_stats *s);
+void sleepy_get_cpu_stats(const struct sleepy_record *rec,
+			  struct sleepy_cpu_stats *c);
+/*
+ * The stats of a file of this format version, as today's struct: fields
+ * an earlier kernel did not write are 0 (version 1: buffers_hwm is the
+ * largest of its per-CPU array); a later kernel's, past ours, are ignored.
+ */
+void sleepy_get_stats(const struct sleepy_record *rec, uint32_t version,
+		      struct sample_stats *s);
 
 /* "user", "kernel", "irq", "idle", or NULL for an unknown mode. */
 const char *sleepy_mode_name(unsigned int mode);

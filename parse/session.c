@@ -5,6 +5,9 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "array.h"
 
 #define PROG "parse"
 
@@ -84,8 +87,36 @@ static int on_mmap(struct pass *p, const struct sleepy_record *rec)
 
 static int on_stats(struct pass *p, const struct sleepy_record *rec)
 {
-	sleepy_get_stats(rec, &p->s->stats);
+	sleepy_get_stats(rec, p->s->hdr->version, &p->s->stats);
 	p->s->have_stats = true;
+	return 0;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Keep the record, and add it to the totals. */
+static int on_cpu_stats(struct pass *p, const struct sleepy_record *rec)
+{
+	struct session *s = p->s;
+	struct sleepy_cpu_stats *c, *t = &s->cpu_total;
+	void *v = array_room(s->cpus, &s->cap_cpus, s->ncpus, sizeof(*c), 8);
+
+	if (!v)
+		return -1;
+	s->cpus = v;
+	c = &s->cpus[s->ncpus++];
+	sleepy_get_cpu_stats(rec, c);
+	t->buffers_hwm = (uint32_t)max_u64(t->buffers_hwm, c->buffers_hwm);
+	t->samples_taken += c->samples_taken;
+	t->dropped_no_buffer += c->dropped_no_buffer;
+	t->dropped_no_appid += c->dropped_no_appid;
+	t->skipped_not_user += c->skipped_not_user;
+	t->irq_ns_total += c->irq_ns_total;
+	t->irq_ns_max = max_u64(t->irq_ns_max, c->irq_ns_max);
+	t->irq_calls += c->irq_calls;
 	return 0;
 }
 
@@ -104,13 +135,16 @@ static const record_fn on_record[] = {
 	[SLEEPY_REC_APPID] = on_appid,
 	[SLEEPY_REC_MMAP] = on_mmap,
 	[SLEEPY_REC_STATS] = on_stats,
+	[SLEEPY_REC_CPU_STATS] = on_cpu_stats,
 };
 
 #define NR_RECORD_FNS (sizeof(on_record) / sizeof(on_record[0]))
 
-static record_fn on_record_fn(uint16_t type)
+/* A type of a later version than the file's is unknown too. */
+static record_fn on_record_fn(uint32_t version, uint16_t type)
 {
-	return type < NR_RECORD_FNS ? on_record[type] : on_unknown;
+	return type < NR_RECORD_FNS && sleepy_type_known(version, type) ?
+		on_record[type] : on_unknown;
 }
 
 int session_read(struct sleepy_reader *r, const struct options *o,
@@ -135,12 +169,19 @@ int session_read(struct sleepy_reader *r, const struct options *o,
 		/* Nearly every record is a sample: its callback is called
 		 * directly, to be inlined here. */
 		if (rec.type == SLEEPY_REC_SAMPLE ? on_sample(&p, &rec) :
-		    on_record_fn(rec.type)(&p, &rec))
+		    on_record_fn(s->hdr->version, rec.type)(&p, &rec))
 			return -1;
 	}
 	if (counts_pipe_flush(&p.pipe))
 		return -1;
 	return rc < 0 ? -2 : 0;
+}
+
+void session_free(struct session *s)
+{
+	free(s->cpus);
+	s->cpus = NULL;
+	s->ncpus = s->cap_cpus = 0;
 }
 
 void session_warn(const char *file, const char *fmt, ...)
@@ -152,6 +193,48 @@ void session_warn(const char *file, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/*
+ * Version 2 on, a STATS record follows a CPU_STATS record per possible
+ * CPU, whose figures add up to its own.
+ */
+static void cpu_stats_warnings(const char *file, const struct session *s)
+{
+	const struct sleepy_cpu_stats *t = &s->cpu_total;
+	const struct sample_stats *st = &s->stats;
+	const struct {
+		const char *name;
+		uint64_t cpus, stats;
+	} v[] = {
+		{ "samples_taken", t->samples_taken, st->samples_taken },
+		{ "dropped_no_buffer", t->dropped_no_buffer,
+		  st->dropped_no_buffer },
+		{ "dropped_no_appid", t->dropped_no_appid,
+		  st->dropped_no_appid },
+		{ "skipped_not_user", t->skipped_not_user,
+		  st->skipped_not_user },
+		{ "irq_ns_total", t->irq_ns_total, st->irq_ns_total },
+		{ "irq_calls", t->irq_calls, st->irq_calls },
+		{ "irq_ns_max", t->irq_ns_max, st->irq_ns_max },
+		{ "buffers_hwm", t->buffers_hwm, st->buffers_hwm },
+	};
+
+	if (!s->have_stats || s->hdr->version < 2)
+		return;
+	if (!s->ncpus) {
+		session_warn(file, "no CPU_STATS records before the STATS "
+			     "record");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (v[i].cpus != v[i].stats) {
+			session_warn(file, "the CPU_STATS records do not add "
+				     "up to the STATS record: %s %" PRIu64
+				     " against %" PRIu64, v[i].name,
+				     v[i].cpus, v[i].stats);
+			return;
+		}
 }
 
 void session_warnings(const char *file, const struct session *s,
@@ -167,6 +250,7 @@ void session_warnings(const char *file, const struct session *s,
 	if (s->after_stats)
 		session_warn(file, "records after the STATS record: %" PRIu64,
 			     s->after_stats);
+	cpu_stats_warnings(file, s);
 	if (appids->duplicates)
 		session_warn(file, "%zu appids have more than one APPID record "
 			     "(the last one is used)", appids->duplicates);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * session: the one pass over a session file. A reader loop hands each
- * record to the callback of its type (sample, appid, mmap, stats, or
- * unknown): samples that pass the in-pass filters (mode, pid, cpu, time)
- * are counted by the key bits asked for, APPID and MMAP records are
- * collected, and the file is summarized for the report's header.
+ * record to the callback of its type (sample, appid, mmap, cpu stats,
+ * stats, or unknown): samples that pass the in-pass filters (mode, pid,
+ * cpu, time) are counted by the key bits asked for, APPID, MMAP and
+ * CPU_STATS records are collected, and the file is summarized for the
+ * report's header.
  */
 #ifndef SLEEPY_PARSE_SESSION_H
 #define SLEEPY_PARSE_SESSION_H
@@ -30,6 +31,10 @@ struct session {
 	uint64_t appid_records, mmaps, unknown, after_stats;
 	bool have_stats;
 	struct sample_stats stats;	/* the last STATS record */
+	struct sleepy_cpu_stats *cpus;	/* the CPU_STATS records, in order */
+	size_t ncpus, cap_cpus;
+	/* Their sums; buffers_hwm and irq_ns_max: the largest. */
+	struct sleepy_cpu_stats cpu_total;
 };
 
 /* Where the pass puts what it collects. */
@@ -47,6 +52,9 @@ struct session_out {
 int session_read(struct sleepy_reader *r, const struct options *o,
 		 const struct count_mask *mask, const struct session_out *out,
 		 struct session *s);
+
+/* Free what session_read() allocated in s. */
+void session_free(struct session *s);
 
 /* "parse: FILE: warning: ..." on standard error. */
 void session_warn(const char *file, const char *fmt, ...)

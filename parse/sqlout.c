@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "fields.h"
+#include "stats.h"
 
 static const char schema[] =
 	"PRAGMA journal_mode = OFF;\n"
@@ -128,13 +129,80 @@ static int write_session(struct db *d, const struct sqlite_in *in)
 	if (in->have_stats) {
 		i64(st, 18, in->stats->samples_taken);
 		i64(st, 19, in->stats->samples_written);
-		i64(st, 20, in->stats->dropped_no_buffer +
-		    in->stats->dropped_no_appid +
-		    in->stats->dropped_write_error);
+		i64(st, 20, stats_dropped(in->stats));
 	}
 	rc = step(d, st);
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/*
+ * "CREATE TABLE name (FIELD INTEGER, ...)" with the table's fields, or
+ * "INSERT INTO name VALUES (?, ...)" with a parameter for each; NULL when
+ * out of memory (free with sqlite3_free()).
+ */
+static char *stat_sql(const char *name, const struct stat_table *t,
+		      bool create)
+{
+	sqlite3_str *q = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendf(q, create ? "CREATE TABLE %s (" :
+			    "INSERT INTO %s VALUES (", name);
+	for (size_t i = 0; i < t->n; i++)
+		sqlite3_str_appendf(q, create ? "%s%s INTEGER" : "%s?",
+				    i ? ", " : "", t->v[i].name);
+	sqlite3_str_appendall(q, ")");
+	return sqlite3_str_finish(q);
+}
+
+/*
+ * A table of statistics, a column per field of t, and a row for each of
+ * the n structs at rows, stride bytes apart.
+ */
+static int write_stat_table(struct db *d, const char *name,
+			    const struct stat_table *t, const void *rows,
+			    size_t stride, size_t n)
+{
+	char *create = stat_sql(name, t, true), *insert = stat_sql(name, t,
+								   false);
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (!create || !insert) {
+		snprintf(d->err, d->errsz, "out of memory");
+		goto out;
+	}
+	if (sqlite3_exec(d->db, create, NULL, NULL, NULL) != SQLITE_OK) {
+		fail(d, "create");
+		goto out;
+	}
+	if (prepare(d, insert, &st))
+		goto out;
+	for (size_t r = 0; r < n; r++) {
+		const void *row = (const char *)rows + r * stride;
+
+		for (size_t i = 0; i < t->n; i++)
+			sqlite3_bind_int64(st, (int)i + 1,
+					   stat_i64(row, &t->v[i]));
+		if (step(d, st))
+			goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_free(create);
+	sqlite3_free(insert);
+	return rc;
+}
+
+/* The STATS record (one row, or none) and the CPU_STATS records. */
+static int write_stats(struct db *d, const struct sqlite_in *in)
+{
+	if (write_stat_table(d, "stats", &session_stat_fields, in->stats,
+			     sizeof(*in->stats), in->have_stats ? 1 : 0))
+		return -1;
+	return write_stat_table(d, "cpu_stats", &cpu_stat_fields, in->cpus,
+				sizeof(*in->cpus), in->ncpus);
 }
 
 static int write_appids(struct db *d, const struct sqlite_in *in)
@@ -295,7 +363,8 @@ int sqlite_write(const char *path, const struct sqlite_in *in, char *err,
 		snprintf(err, errsz, "%s: %s", path, msg ? msg : "schema");
 		goto out;
 	}
-	if (write_session(&d, in) || write_appids(&d, in) ||
+	if (write_session(&d, in) || write_stats(&d, in) ||
+	    write_appids(&d, in) ||
 	    write_mappings(&d, in) || write_samples(&d, in))
 		goto out;
 	if (sqlite3_exec(d.db, indexes, NULL, NULL, &msg) != SQLITE_OK) {

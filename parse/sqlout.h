@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sqlout: the session as an SQLite database (schema in
- * Documentation/parse.md): the header, appids, mappings, samples
- * aggregated per (appid, pid, cpu, mode, eip, time slice), and the
- * symbol of every (appid, eip).
+ * Documentation/parse.md): the header, the statistics (the STATS and
+ * CPU_STATS records), appids, mappings, samples aggregated per (appid,
+ * pid, cpu, mode, eip, time slice), and the symbol of every (appid, eip).
  */
 #ifndef SLEEPY_PARSE_SQLOUT_H
 #define SLEEPY_PARSE_SQLOUT_H
@@ -35,6 +35,8 @@ struct sqlite_in {
 	const struct count_table *counts;	/* every key field kept */
 	bool have_stats;
 	const struct sample_stats *stats;
+	const struct sleepy_cpu_stats *cpus;	/* the CPU_STATS records */
+	size_t ncpus;
 };
 
 /* Write (replacing) path. Returns 0, or -1 with err set. */

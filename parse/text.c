@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "fmt.h"
+#include "stats.h"
 #include "writer.h"
 
 #define HEAD_W		14	/* label column of the summary */
@@ -70,9 +71,9 @@ static void header_lines(FILE *out, const struct session *s)
 	fprintf(out, "%-*s%s, samples span %.3f s\n", HEAD_W, "started", when,
 		(double)s->last_time_ns / 1e9);
 	fprintf(out, "%-*s%" PRIu64 " samples, %" PRIu64 " appids, %" PRIu64
-		" mmaps, %u stats, %" PRIu64 " unknown\n", HEAD_W, "records",
-		s->samples, s->appid_records, s->mmaps, s->have_stats ? 1 : 0,
-		s->unknown);
+		" mmaps, %zu cpu stats, %u stats, %" PRIu64 " unknown\n",
+		HEAD_W, "records", s->samples, s->appid_records, s->mmaps,
+		s->ncpus, s->have_stats ? 1 : 0, s->unknown);
 	fprintf(out, "%-*s%" PRIu64 " total", HEAD_W, "samples", s->samples);
 	for (unsigned int m = 0; m < NR_MODES; m++)
 		fprintf(out, "%s%s %" PRIu64, m ? ", " : ": ",
@@ -82,7 +83,7 @@ static void header_lines(FILE *out, const struct session *s)
 	fputc('\n', out);
 }
 
-/* The STATS record: samples taken, written, dropped. */
+/* The STATS record: samples taken, written, dropped; buffers in use. */
 static void stats_lines(FILE *out, const struct session *s)
 {
 	const struct sample_stats *st = &s->stats;
@@ -98,12 +99,14 @@ static void stats_lines(FILE *out, const struct session *s)
 		(uint64_t)st->discarded_no_write,
 		(uint64_t)st->skipped_not_user);
 	fprintf(out, "%-*s%" PRIu64 ": no buffer %" PRIu64 ", no appid %"
-		PRIu64 ", write error %" PRIu64 "\n", HEAD_W, "dropped",
-		(uint64_t)(st->dropped_no_buffer + st->dropped_no_appid +
-			   st->dropped_write_error),
+		PRIu64 ", write error %" PRIu64 ", max size %" PRIu64 "\n",
+		HEAD_W, "dropped", stats_dropped(st),
 		(uint64_t)st->dropped_no_buffer,
 		(uint64_t)st->dropped_no_appid,
-		(uint64_t)st->dropped_write_error);
+		(uint64_t)st->dropped_write_error,
+		(uint64_t)st->dropped_max_size);
+	fprintf(out, "%-*s%" PRIu32 " in use at most, on the busiest CPU\n",
+		HEAD_W, "buffers", (uint32_t)st->buffers_hwm);
 }
 
 static void text_begin(const struct run *run)

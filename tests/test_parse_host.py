@@ -72,7 +72,11 @@ def test_guest_binaries_are_static_and_host_parse_runs(out_dir):
 
 
 def test_python_layout_matches_the_uapi_header(tmp_path):
-    """sleepyfile.py's record layouts are the C header's."""
+    """sleepyfile.py's record layouts are the C header's: every field of
+    struct sample_stats and struct sleepy_rec_cpu_stats at its offset."""
+    fields = [("struct sample_stats", n) for n, _ in sf.STATS_FIELDS] + \
+        [("struct sleepy_rec_cpu_stats", n) for n, _ in sf.CPU_STATS_FIELDS]
+    offsets = "".join(f"\tP(offsetof({t}, {n}));\n" for t, n in fields)
     src = tmp_path / "layout.c"
     src.write_text(r"""
 #include <stdio.h>
@@ -92,11 +96,18 @@ int main(void)
 	P(sizeof(struct sleepy_rec_mmap));
 	P(offsetof(struct sleepy_rec_mmap, path_len));
 	P(sizeof(struct sleepy_rec_stats));
+	P(offsetof(struct sleepy_rec_stats, stats));
 	P(sizeof(struct sample_stats));
-	P(offsetof(struct sample_stats, first_write_error));
-	P(offsetof(struct sample_stats, irq_ns_total));
-	P(offsetof(struct sample_stats, buffers_hwm));
-	return 0;
+	P(SAMPLE_STATS_SIZE_VER0);
+	P(SAMPLE_STATS_SIZE_VER1);
+	P(sizeof(struct sleepy_rec_cpu_stats));
+	P(sizeof(struct sample_config));
+	P(SAMPLE_CONFIG_SIZE_VER0);
+	P(SAMPLE_CONFIG_SIZE_VER1);
+	P(offsetof(struct sample_config, max_size));
+	P(SLEEPY_FORMAT_VERSION);
+	P(SLEEPY_REC_CPU_STATS);
+""" + offsets + """	return 0;
 }
 """)
     exe = tmp_path / "layout"
@@ -106,8 +117,7 @@ int main(void)
                run(exe).stdout.splitlines())
     got = {k: int(v) for k, v in got.items()}
 
-    def off(fields, name):
-        fmt = "<"
+    def off(fmt, fields, name):
         for n, t in fields:
             if n == name:
                 return struct.calcsize(fmt)
@@ -131,15 +141,41 @@ int main(void)
     assert got["offsetof(struct sleepy_rec_mmap, path_len)"] == \
         struct.calcsize("<HHIIQQQQB20sB")
     assert got["sizeof(struct sleepy_rec_stats)"] == sf.STATS_SIZE
-    assert got["sizeof(struct sample_stats)"] == sf.SAMPLE_STATS_SIZE
-    # struct sample_stats has natural alignment; its fields here happen to
-    # need no padding, which the packed format string assumes.
-    assert got["offsetof(struct sample_stats, first_write_error)"] == \
-        off(sf.STATS_FIELDS, "first_write_error")
-    assert got["offsetof(struct sample_stats, irq_ns_total)"] == \
-        off(sf.STATS_FIELDS, "irq_ns_total")
-    assert got["offsetof(struct sample_stats, buffers_hwm)"] == \
-        struct.calcsize("<" + "".join(t for _, t in sf.STATS_FIELDS))
+    assert got["offsetof(struct sleepy_rec_stats, stats)"] == \
+        sf.STATS_HDR.size
+    assert got["sizeof(struct sample_stats)"] == sf.SAMPLE_STATS_SIZE == \
+        got["SAMPLE_STATS_SIZE_VER1"]
+    assert got["SAMPLE_STATS_SIZE_VER0"] == sf.SAMPLE_STATS_SIZE_VER0 == \
+        off("<", sf.STATS_FIELDS, "dropped_max_size")
+    assert got["sizeof(struct sleepy_rec_cpu_stats)"] == sf.CPU_STATS_SIZE
+    assert got["sizeof(struct sample_config)"] == \
+        got["SAMPLE_CONFIG_SIZE_VER1"] == 24
+    assert got["offsetof(struct sample_config, max_size)"] == \
+        got["SAMPLE_CONFIG_SIZE_VER0"] == 16
+    assert got["SLEEPY_FORMAT_VERSION"] == sf.FORMAT_VERSION
+    assert got["SLEEPY_REC_CPU_STATS"] == sf.REC_CPU_STATS
+    # struct sample_stats has natural alignment; its fields need no
+    # padding, which the packed format string assumes.
+    for n, _ in sf.STATS_FIELDS:
+        assert got[f"offsetof(struct sample_stats, {n})"] == \
+            off("<", sf.STATS_FIELDS, n), n
+    for n, _ in sf.CPU_STATS_FIELDS:
+        assert got[f"offsetof(struct sleepy_rec_cpu_stats, {n})"] == \
+            off("<HH", sf.CPU_STATS_FIELDS, n), n
+
+
+def test_version_1_stats_layout():
+    """Version 1's STATS record, as the uapi header's comment describes it
+    (the header no longer defines the struct): 376 bytes, appids after
+    first_write_error, buffers_hwm[64] last."""
+    assert sf.SAMPLE_STATS_SIZE_V1 == 376 and sf.STATS_SIZE_V1 == 384
+    names = [n for n, _ in sf.STATS_FIELDS_V1]
+    assert names[:2] == ["size", "nr_cpus"]
+    assert names[names.index("first_write_error"):] == [
+        "first_write_error", "appids", "meta_dropped", "pids_mapped",
+        "irq_ns_total", "irq_ns_max", "irq_calls"]
+    assert struct.calcsize("<" + "".join(t for _, t in sf.STATS_FIELDS_V1)) \
+        == 376 - 4 * sf.STATS_MAX_CPUS_V1
 
 
 # ---------------------------------------------------------------- a session
@@ -172,10 +208,14 @@ SAMPLES = [
 ]
 
 
-def session(*, with_stats=True, unknown_records=False):
+def session(*, with_stats=True, unknown_records=False,
+            version=sf.FORMAT_VERSION):
     """The test session: appid 3's record comes after its samples, samples
-    of different keys interleave, kernel samples carry a user_ip."""
-    f = sf.SessionFile(hz=250, nr_cpus=2, release="6.1.99-sleepy")
+    of different keys interleave, kernel samples carry a user_ip. Version
+    1 or 2 of the format, with the same statistics (version 2 adds its
+    CPU_STATS records)."""
+    f = sf.SessionFile(hz=250, nr_cpus=2, release="6.1.99-sleepy",
+                       version=version)
     for a, (name, inst, pid) in APPIDS.items():
         if a != 3:
             f.appid(a, name, instance=inst, pid=pid, path=f"/bin/{name}")
@@ -195,8 +235,20 @@ def session(*, with_stats=True, unknown_records=False):
     f.appid(3, name, instance=inst, pid=pid, path="/bin/call")
     if with_stats:
         n = len(expanded)
-        f.stats(samples_taken=n + 3, samples_written=n, dropped_no_buffer=2,
-                dropped_no_appid=1, appids=len(APPIDS), buffers_hwm=[3, 4])
+        cpus = [dict(buffers_hwm=3, samples_taken=25, dropped_no_buffer=2,
+                     irq_ns_total=50_000, irq_ns_max=3000, irq_calls=25),
+                dict(buffers_hwm=4, samples_taken=n + 3 - 25,
+                     dropped_no_appid=1, irq_ns_total=60_000,
+                     irq_ns_max=4000, irq_calls=n + 3 - 25)]
+        totals = dict(samples_taken=n + 3, samples_written=n,
+                      dropped_no_buffer=2, dropped_no_appid=1,
+                      appids=len(APPIDS), bytes_written=f.size,
+                      irq_ns_total=110_000, irq_ns_max=4000,
+                      irq_calls=n + 3, pids_mapped=5, meta_dropped=1)
+        if version == 1:
+            f.stats(buffers_hwm=[3, 4], **totals)
+        else:
+            f.stats(buffers_hwm=4, cpus=cpus, **totals)
     return f
 
 
@@ -434,6 +486,191 @@ def test_no_stats_record_parses_with_a_warning(parse):
     assert r.returncode == 0 and "no STATS record" in r.stdout
 
 
+# ------------------------------------------------ statistics, versions 1, 2
+
+def strip_versions(j):
+    """A JSON report without what tells the versions apart: the version
+    and the CPU_STATS records (version 2 only)."""
+    del j["session"]["version"]
+    return {k: v for k, v in j.items() if k != "cpu_stats"}
+
+
+def test_versions_1_and_2_report_the_same(parse):
+    """The same session written as format version 1 and version 2: every
+    report is the same, but for the version and the CPU_STATS records."""
+    import json
+    got = {}
+    for v in (1, 2):
+        text = parse(session(version=v), "--mode", "all")
+        csv_ = parse(session(version=v), "--format", "csv", "--by",
+                     "appid-eip", "--mode", "all")
+        js = parse(session(version=v), "--format", "json")
+        for r in (text, csv_, js):
+            assert r.returncode == 0 and r.stderr == "", (v, r.stderr)
+        got[v] = (text.stdout, csv_.stdout, json.loads(js.stdout))
+    (t1, c1, j1), (t2, c2, j2) = got[1], got[2]
+    assert c1 == c2
+    records = re.compile(r"^records .*\n", re.M)
+    assert records.search(t1).group() == "records       42 samples, 6 " \
+        "appids, 1 mmaps, 0 cpu stats, 1 stats, 0 unknown\n"
+    assert records.search(t2).group() == "records       42 samples, 6 " \
+        "appids, 1 mmaps, 2 cpu stats, 1 stats, 0 unknown\n"
+    assert records.sub("", t1) == records.sub("", t2)
+    assert (j1["session"]["version"], j2["session"]["version"]) == (1, 2)
+    assert j1["cpu_stats"] == []
+    assert strip_versions(j1) == strip_versions(j2)
+    st = j2["statistics"]
+    assert [k for k in st] == [n for n, _ in sf.STATS_FIELDS]
+    assert (st["samples_taken"], st["buffers_hwm"], st["dropped_max_size"],
+            st["pids_mapped"]) == (45, 4, 0, 5)
+
+
+def test_statistics_in_every_output(parse, tmp_path):
+    """The STATS record's new figures (dropped_max_size, buffers_hwm) and
+    the CPU_STATS records: text, JSON and SQLite."""
+    import json
+    import sqlite3
+    f = sf.SessionFile(nr_cpus=3)
+    f.sample(1, 0x10, cpu=2)
+    cpus = [dict(samples_taken=4, dropped_no_buffer=1, buffers_hwm=2),
+            dict(), dict(samples_taken=3, skipped_not_user=7,
+                         buffers_hwm=5, irq_ns_max=9, irq_calls=3)]
+    f.stats(samples_taken=7, samples_written=1, dropped_no_buffer=1,
+            dropped_max_size=5, skipped_not_user=7, buffers_hwm=5,
+            irq_ns_max=9, irq_calls=3, first_write_error=-28, cpus=cpus)
+    r = parse(f)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert re.search(r"^dropped +6: no buffer 1, no appid 0, write error 0, "
+                     r"max size 5$", r.stdout, re.M)
+    assert re.search(r"^buffers +5 in use at most, on the busiest CPU$",
+                     r.stdout, re.M)
+    j = json.loads(parse(f, "--format", "json").stdout)
+    assert j["statistics"]["dropped_max_size"] == 5
+    assert j["statistics"]["first_write_error"] == -28
+    assert [c["cpu"] for c in j["cpu_stats"]] == [0, 1, 2]
+    assert j["cpu_stats"][2] == dict(
+        cpu=2, buffers_hwm=5, samples_taken=3, dropped_no_buffer=0,
+        dropped_no_appid=0, skipped_not_user=7, irq_ns_total=0,
+        irq_ns_max=9, irq_calls=3)
+    db = tmp_path / "s.db"
+    assert parse(f, "--sqlite", db).returncode == 0
+    con = sqlite3.connect(db)
+    cols = [c[1] for c in con.execute("PRAGMA table_info(stats)")]
+    assert cols == [n for n, _ in sf.STATS_FIELDS]
+    row = dict(zip(cols, con.execute("SELECT * FROM stats").fetchone()))
+    assert (row["dropped_max_size"], row["buffers_hwm"],
+            row["first_write_error"]) == (5, 5, -28)
+    assert con.execute("SELECT dropped FROM session").fetchall() == [(6,)]
+    cols = [c[1] for c in con.execute("PRAGMA table_info(cpu_stats)")]
+    assert cols == [n for n, _ in sf.CPU_STATS_FIELDS]
+    # The schema parse.md shows.
+    doc = (Path(__file__).parent.parent / "Documentation" /
+           "parse.md").read_text()
+    for table in ("stats", "cpu_stats"):
+        m = re.search(rf"CREATE TABLE {table} \(.*?\n(.*?)\);", doc,
+                      re.S)
+        assert re.findall(r"(\w+) INTEGER", m.group(1)) == [
+            c[1] for c in con.execute(f"PRAGMA table_info({table})")]
+    assert con.execute("SELECT cpu, samples_taken, buffers_hwm FROM "
+                       "cpu_stats ORDER BY cpu").fetchall() == \
+        [(0, 4, 2), (1, 0, 0), (2, 3, 5)]
+    f = sf.SessionFile()
+    f.sample(1, 0x10)
+    assert parse(f, "--sqlite", db).returncode == 0
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM stats").fetchall() == [(0,)]
+    assert con.execute("SELECT COUNT(*) FROM cpu_stats").fetchall() == [(0,)]
+
+
+@pytest.mark.parametrize("struct_bytes", [120, 128, 200])
+def test_stats_of_any_size_from_ver0(parse, struct_bytes):
+    """A kernel's struct sample_stats may be SAMPLE_STATS_SIZE_VER0 bytes
+    (dropped_max_size is then 0) or larger than ours (the rest is
+    ignored)."""
+    import json
+    f = sf.SessionFile()
+    f.sample(1, 0x10)
+    f.stats(samples_taken=3, samples_written=1, dropped_max_size=2,
+            irq_calls=4, struct_bytes=struct_bytes)
+    r = parse(f, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    st = json.loads(r.stdout)["statistics"]
+    assert st["irq_calls"] == 4
+    assert st["dropped_max_size"] == (0 if struct_bytes == 120 else 2)
+
+
+def cpu_stats_file(*records):
+    """A version 2 file with these records (CPU_STATS and STATS, as
+    (cpu,) or "stats") after a sample; the offset of each."""
+    f = sf.SessionFile(nr_cpus=4)
+    f.sample(1, 0x10)
+    return f, [f.stats(samples_taken=1, samples_written=1, cpus=[])
+               if r == "stats" else f.cpu_stats(r) for r in records]
+
+
+@pytest.mark.parametrize("records, bad, what", [
+    ((0, 1, 1, 2), 2, "cpu stats record: a second one for cpu 1"),
+    ((0, 2, 1, 3), 2, "cpu stats record: cpu 1 after cpu 2 (one per CPU, "
+     "in CPU order)"),
+    ((0, 1, 0), 2, "cpu 0 after cpu 1"),
+    ((0, 1, 2, 3, "stats", 3), 5, "cpu stats record for cpu 3 after the "
+     "STATS record (it must come before)"),
+    (("stats", 0), 1, "after the STATS record"),
+    ((0, 4), 1, "cpu stats record: cpu 4 out of range (the header has 4 "
+     "CPUs)"),
+])
+def test_bad_cpu_stats_records(parse, records, bad, what):
+    f, offs = cpu_stats_file(*records)
+    assert_format_error(parse(f), offs[bad], what)
+
+
+def test_cpu_stats_records_need_not_be_contiguous(parse):
+    """Possible CPUs may have holes: 0, 1 and 3 of 4."""
+    f, _ = cpu_stats_file(0, 1, 3, "stats")
+    r = parse(f, "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert "CPU_STATS records do not add up" in r.stderr
+
+
+def test_type_5_in_a_version_1_file_is_unknown(parse):
+    """Version 1 had no CPU_STATS: a type 5 record there is a later
+    format's, skipped even when it would be a bad CPU_STATS record."""
+    f = sf.SessionFile(version=1)
+    f.sample(1, 0x10)
+    f.stats(samples_taken=1, samples_written=1)
+    f.add(sf.cpu_stats_record(99, size=20)[:20])
+    r = parse(f, "--mode", "all")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^records .* 0 cpu stats, 1 stats, 1 unknown$",
+                     r.stdout, re.M)
+    assert "records after the STATS record: 1" in r.stderr
+
+
+@pytest.mark.parametrize("cpus, warning", [
+    ([], "no CPU_STATS records before the STATS record"),
+    ([dict(samples_taken=1), dict(samples_taken=1)],
+     "the CPU_STATS records do not add up to the STATS record: "
+     "samples_taken 2 against 3"),
+    ([dict(samples_taken=3, buffers_hwm=2), dict(buffers_hwm=1)],
+     "the CPU_STATS records do not add up to the STATS record: "
+     "buffers_hwm 2 against 4"),
+])
+def test_cpu_stats_disagreeing_with_stats_warn(parse, cpus, warning):
+    f = sf.SessionFile()
+    f.sample(1, 0x10)
+    f.stats(samples_taken=3, samples_written=1, discarded_no_write=2,
+            buffers_hwm=4, cpus=cpus)
+    r = parse(f, "--format", "csv")
+    assert r.returncode == 0
+    assert r.stderr.splitlines() == [
+        f"parse: {f_path(r)}: warning: {warning}"]
+
+
+def f_path(r):
+    """The session file parse read (its last argument)."""
+    return r.args[-1]
+
+
 def test_stats_disagreeing_with_the_file_warns(parse):
     f = sf.SessionFile()
     f.sample(1, 1)
@@ -513,7 +750,9 @@ def layout():
             f.sample(1, 0xffffffff81000000, mode=sf.MODE_KERNEL,
                      user_ip=0x401000),
             f.mmap(1, 0x400000, 0x1000, path="/bin/loop"),
-            f.stats(samples_taken=2, samples_written=2)]
+            f.cpu_stats(0, samples_taken=1),
+            f.cpu_stats(1, samples_taken=1),
+            f.stats(samples_taken=2, samples_written=2, cpus=[])]
     return f.data(), offs
 
 
@@ -545,7 +784,7 @@ def test_bad_magic(parse):
     assert_format_error(parse(b"\0" * 1000), 0, "magic")
 
 
-@pytest.mark.parametrize("version", [0, 2, 0xFFFFFFFF])
+@pytest.mark.parametrize("version", [0, 3, 0xFFFFFFFF])
 def test_unknown_version(parse, version):
     f = sf.SessionFile(version=version)
     f.sample(1, 1)
@@ -598,8 +837,16 @@ def bad_record_file(rec):
     (sf.appid_record(1, "a\0c"), "contains a NUL"),
     (sf.mmap_record(1, 0, 1, path="/bin/x", size=60) + b"\0" * 20,
      "shorter"),
-    (sf.stats_record(size=200) + b"\0" * 200, "shorter"),
-    (sf.stats_record(stats_size=100), "stats_size"),
+    (sf.stats_record(size=100) + b"\0" * 200, "shorter"),
+    (sf.stats_record(version=2, stats_size=119), "stats_size 119 out of "
+     "range (120..128)"),
+    (sf.stats_record(version=2, stats_size=129), "stats_size 129 out of "
+     "range (120..128)"),
+    (sf.cpu_stats_record(0, size=67) + b"\0", "cpu stats record of 67 bytes "
+     "is shorter than its 68-byte fixed part"),
+    (sf.cpu_stats_record(2), "cpu stats record: cpu 2 out of range (the "
+     "header has 2 CPUs)"),
+    (sf.cpu_stats_record(0xFFFFFFFF), "cpu 4294967295 out of range"),
 ])
 def test_bad_records(parse, rec, what):
     f, off = bad_record_file(rec)
