@@ -23,7 +23,7 @@ def seeds():
              user_ip=0x401004, time_ns=2000)
     f.sample(1, 0x401008, mode=sf.MODE_IRQ, cpu=0)
     f.stats(samples_taken=3, samples_written=3, appids=1,
-            buffers_hwm=[1])
+            buffers_hwm=1)
     out.append(("session", f.data()))
 
     f = sf.SessionFile(header_size=sf.HEADER_SIZE + 12, extra=b"\0" * 12)
@@ -41,6 +41,25 @@ def seeds():
                path=f"/lib/lib{i}.so")
         f.sample(i, 0x7f0000000100 + i * 0x10000, cpu=i, pid=200 + i)
     out.append(("many", f.data()))
+
+    # Version 2's statistics: CPU_STATS records (CPU 1 of 4 missing), a
+    # STATS record of SAMPLE_STATS_SIZE_VER0 bytes.
+    f = sf.SessionFile(nr_cpus=4)
+    f.sample(1, 0x401000, cpu=3)
+    f.stats(samples_taken=2, samples_written=1, dropped_max_size=1,
+            buffers_hwm=2, struct_bytes=sf.SAMPLE_STATS_SIZE_VER0,
+            cpus=[dict(samples_taken=1, buffers_hwm=2), None,
+                  dict(), dict(samples_taken=1, irq_calls=1)])
+    out.append(("cpu-stats", f.data()))
+
+    # Version 1: its STATS record, and a type 5 record it does not know.
+    f = sf.SessionFile(version=1, nr_cpus=2)
+    f.appid(1, "loop", pid=100, path="/usr/bin/loop")
+    f.sample(1, 0x401000, pid=100, tid=100, time_ns=1000)
+    f.record(sf.REC_CPU_STATS, b"not yet")
+    f.stats(samples_taken=1, samples_written=1, appids=1,
+            buffers_hwm=[1, 3])
+    out.append(("version-1", f.data()))
     return out
 
 

@@ -6,8 +6,9 @@
  * every decoder called. Besides the sanitizers' checks, it traps when the
  * reader breaks a promise of reader.h: a record it returns must be at least
  * its type's fixed size, its strings NUL-terminated inside it, offsets must
- * add up, and an error must come with a message and an offset inside the
- * input.
+ * add up, CPU_STATS records must name CPUs below the header's nr_cpus in
+ * increasing order before any STATS record, and an error must come with a
+ * message and an offset inside the input.
  *
  * The reader reads through a 1 MiB window, so inputs of a few KiB never
  * cross it. One input in eight (by its length) is also walked padded: its
@@ -50,11 +51,123 @@ static void check_string(const struct sleepy_record *rec, const char *s,
 	CHECK(strlen(s) == len);
 }
 
+/* What the walk has seen of the records that the reader orders. */
+struct order {
+	int stats_seen;
+	int64_t last_cpu;	/* -1: no CPU_STATS record yet */
+};
+
+static void check_cpu_stats(const struct sleepy_file_header *h,
+			    const struct sleepy_record *rec, struct order *o)
+{
+	struct sleepy_cpu_stats c;
+
+	CHECK(rec->size >= SLEEPY_CPU_STATS_SIZE);
+	sleepy_get_cpu_stats(rec, &c);
+	CHECK(!o->stats_seen);
+	CHECK(c.cpu < h->nr_cpus);
+	CHECK((int64_t)c.cpu > o->last_cpu);
+	o->last_cpu = c.cpu;
+	sink += c.buffers_hwm + c.samples_taken + c.dropped_no_buffer +
+		c.dropped_no_appid + c.skipped_not_user + c.irq_ns_total +
+		c.irq_ns_max + c.irq_calls;
+}
+
+static void check_stats(const struct sleepy_file_header *h,
+			const struct sleepy_record *rec, struct order *o)
+{
+	struct sample_stats st;
+
+	CHECK(rec->size >= SLEEPY_STATS_HEAD + sleepy_stats_min(h->version));
+	sleepy_get_stats(rec, h->version, &st);
+	sink += st.samples_taken + st.samples_written + st.buffers_hwm +
+		st.dropped_max_size;
+	o->stats_seen = 1;
+}
+
+static void check_sample(const struct sleepy_file_header *h,
+			 const struct sleepy_record *rec, struct order *o)
+{
+	struct sleepy_sample s;
+
+	(void)h;
+	(void)o;
+	CHECK(rec->size >= SLEEPY_SAMPLE_SIZE);
+	sleepy_get_sample(rec, &s);
+	if (s.flags & SLEEPY_SAMPLE_F_USER_IP)
+		CHECK(rec->size >= SLEEPY_SAMPLE_UIP_SIZE);
+	CHECK(sleepy_sample_mode(rec) == s.mode);
+	CHECK(sleepy_sample_appid(rec) == s.appid);
+	CHECK(sleepy_sample_ip(rec) == s.ip);
+	CHECK(sleepy_sample_time(rec) == s.time_ns);
+	sink += s.user_ip + s.pid + s.tid + s.cpu;
+	if (sleepy_mode_name(s.mode))
+		sink += strlen(sleepy_mode_name(s.mode));
+}
+
+static void check_appid(const struct sleepy_file_header *h,
+			const struct sleepy_record *rec, struct order *o)
+{
+	struct sleepy_appid a;
+
+	(void)h;
+	(void)o;
+	CHECK(rec->size >= SLEEPY_APPID_SIZE);
+	sleepy_get_appid(rec, &a);
+	check_string(rec, a.name, a.name_len);
+	check_string(rec, a.path, a.path_len);
+	sink += a.appid + a.instance + a.pid + a.parent_appid + a.origin +
+		a.flags + a.time_ns;
+}
+
+static void check_mmap(const struct sleepy_file_header *h,
+		       const struct sleepy_record *rec, struct order *o)
+{
+	struct sleepy_mmap m;
+
+	(void)h;
+	(void)o;
+	CHECK(rec->size >= SLEEPY_MMAP_SIZE);
+	sleepy_get_mmap(rec, &m);
+	CHECK(m.build_id_len <= SLEEPY_BUILD_ID_MAX);
+	for (unsigned int i = 0; i < m.build_id_len; i++)
+		sink += m.build_id[i];
+	check_string(rec, m.path, m.path_len);
+	sink += m.appid + m.pid + m.start + m.len + m.pgoff + m.time_ns;
+}
+
+typedef void (*check_fn)(const struct sleepy_file_header *h,
+			 const struct sleepy_record *rec, struct order *o);
+
+/* Every type the reader knows has its checks here. */
+static const check_fn checks[] = {
+	[SLEEPY_REC_SAMPLE] = check_sample,
+	[SLEEPY_REC_APPID] = check_appid,
+	[SLEEPY_REC_MMAP] = check_mmap,
+	[SLEEPY_REC_STATS] = check_stats,
+	[SLEEPY_REC_CPU_STATS] = check_cpu_stats,
+};
+
+static void check_record(const struct sleepy_file_header *h,
+			 const struct sleepy_record *rec, struct order *o)
+{
+	if (!sleepy_type_known(h->version, rec->type)) {
+		/* Unknown: the caller skips it, but may look. */
+		for (size_t i = 0; i < rec->size; i++)
+			sink += rec->data[i];
+		return;
+	}
+	CHECK(rec->type < sizeof(checks) / sizeof(checks[0]) &&
+	      checks[rec->type]);
+	checks[rec->type](h, rec, o);
+}
+
 static void walk(const char *path, size_t size)
 {
 	struct sleepy_reader *r = sleepy_reader_open(path);
 	struct sleepy_record rec;
 	const struct sleepy_file_header *h;
+	struct order order = { 0, -1 };
 	uint64_t expect;
 	int rc;
 
@@ -62,7 +175,8 @@ static void walk(const char *path, size_t size)
 		return;		/* out of memory */
 	h = sleepy_reader_header(r);
 	if (sleepy_reader_status(r) == SLEEPY_OK) {
-		CHECK(h->version == SLEEPY_FORMAT_VERSION);
+		CHECK(h->version >= SLEEPY_MIN_FORMAT_VERSION &&
+		      h->version <= SLEEPY_FORMAT_VERSION);
 		CHECK(h->header_size >= sizeof(*h) &&
 		      h->header_size <= size);
 		CHECK(strlen(h->release) < sizeof(h->release));
@@ -76,61 +190,7 @@ static void walk(const char *path, size_t size)
 		CHECK(rec.offset + rec.size <= size);
 		expect += rec.size;
 		CHECK(sleepy_reader_offset(r) == expect);
-		switch (rec.type) {
-		case SLEEPY_REC_SAMPLE: {
-			struct sleepy_sample s;
-
-			CHECK(rec.size >= SLEEPY_SAMPLE_SIZE);
-			sleepy_get_sample(&rec, &s);
-			if (s.flags & SLEEPY_SAMPLE_F_USER_IP)
-				CHECK(rec.size >= SLEEPY_SAMPLE_UIP_SIZE);
-			CHECK(sleepy_sample_mode(&rec) == s.mode);
-			CHECK(sleepy_sample_appid(&rec) == s.appid);
-			CHECK(sleepy_sample_ip(&rec) == s.ip);
-			CHECK(sleepy_sample_time(&rec) == s.time_ns);
-			sink += s.user_ip + s.pid + s.tid + s.cpu;
-			if (sleepy_mode_name(s.mode))
-				sink += strlen(sleepy_mode_name(s.mode));
-			break;
-		}
-		case SLEEPY_REC_APPID: {
-			struct sleepy_appid a;
-
-			CHECK(rec.size >= SLEEPY_APPID_SIZE);
-			sleepy_get_appid(&rec, &a);
-			check_string(&rec, a.name, a.name_len);
-			check_string(&rec, a.path, a.path_len);
-			sink += a.appid + a.instance + a.pid + a.parent_appid +
-				a.origin + a.flags + a.time_ns;
-			break;
-		}
-		case SLEEPY_REC_MMAP: {
-			struct sleepy_mmap m;
-
-			CHECK(rec.size >= SLEEPY_MMAP_SIZE);
-			sleepy_get_mmap(&rec, &m);
-			CHECK(m.build_id_len <= SLEEPY_BUILD_ID_MAX);
-			for (unsigned int i = 0; i < m.build_id_len; i++)
-				sink += m.build_id[i];
-			check_string(&rec, m.path, m.path_len);
-			sink += m.appid + m.pid + m.start + m.len + m.pgoff +
-				m.time_ns;
-			break;
-		}
-		case SLEEPY_REC_STATS: {
-			struct sample_stats st;
-
-			CHECK(rec.size >= SLEEPY_STATS_SIZE);
-			sleepy_get_stats(&rec, &st);
-			sink += st.samples_taken + st.samples_written;
-			break;
-		}
-		default:
-			/* Unknown: the caller skips it, but may look. */
-			for (size_t i = 0; i < rec.size; i++)
-				sink += rec.data[i];
-			break;
-		}
+		check_record(h, &rec, &order);
 	}
 	if (rc < 0) {
 		CHECK(sleepy_reader_status(r) != SLEEPY_OK);
