@@ -86,6 +86,18 @@ EOF
 scenario abi <<'EOF'
 abi_check /tmp > $S/abi.out 2>&1
 EOF
+
+# A session file limited to 64 KiB (the smallest --max-size): it never
+# grows past it, the samples past it are counted, and its statistics
+# records still end it. Small buffers, so that many fit.
+scenario maxsize <<'EOF'
+sample_start -o /var/log/maxsize.samples --max-size 64K --buffer-size 4K ||
+  exit 10
+loop 30000000 > /dev/null
+sample_stop --json > $S/maxsize.stats || exit 11
+cp /var/log/maxsize.samples $S/
+parse /var/log/maxsize.samples > $S/maxsize-parse.txt 2> $S/maxsize-parse.err
+EOF
 scenario tool-errors <<'EOF'
 su user -s /bin/sh -c 'sample_start -o /tmp/u.samples' > $S/eperm.out 2>&1
 echo "status=$?" >> $S/eperm.out
@@ -330,7 +342,19 @@ def check_accounting(st):
     assert st["samples_taken"] == (
         st["samples_written"] + st["dropped_no_buffer"] +
         st["dropped_no_appid"] + st["dropped_write_error"] +
-        st["discarded_no_write"]), st
+        st["dropped_max_size"] + st["discarded_no_write"]), st
+
+
+def check_cpu_stats(s):
+    """A version 2 file's CPU_STATS records: below the header's nr_cpus,
+    in order (sleepyread checks that), adding up to the STATS record."""
+    assert s.header["version"] == 2 and s.stats is not None
+    cpus = s.cpu_stats
+    assert cpus and len(cpus) <= s.header["nr_cpus"]
+    for name in sf.CPU_SUMS:
+        assert sum(c[name] for c in cpus) == s.stats[name], name
+    for name in sf.CPU_MAXES:
+        assert max(c[name] for c in cpus) == s.stats[name], name
 
 
 def file_blocks(r, name):
@@ -381,6 +405,7 @@ def test_every_sample_is_well_formed(one):
     s = session(one, "loop")
     assert s.stats is not None
     assert len(s.samples) == s.stats["samples_written"]
+    check_cpu_stats(s)
     ncpu = s.header["nr_cpus"]
     last = collections.defaultdict(int)
     for x in s.samples:
@@ -567,7 +592,8 @@ def test_default_pool_has_no_drops_at_four_cpus(four):
     check_accounting(st)
     assert st["samples_taken"] > 1000
     assert st["dropped_no_buffer"] == 0 and st["dropped_no_appid"] == 0
-    assert max(st["buffers_hwm"][:4]) >= 1
+    assert st["dropped_max_size"] == 0
+    assert st["buffers_hwm"] >= 1
 
 
 def test_starved_pool_counts_its_drops(four):
@@ -577,7 +603,12 @@ def test_starved_pool_counts_its_drops(four):
     assert st["dropped_no_buffer"] > 0
     s = session(four, "tiny")
     assert len(s.samples) == st["samples_written"]
-    assert all(h <= 2 for h in st["buffers_hwm"][:4])
+    assert st["buffers_hwm"] <= 2
+    # Each CPU's own figures are in the file.
+    check_cpu_stats(s)
+    assert {c["cpu"] for c in s.cpu_stats} == {0, 1, 2, 3}
+    assert all(c["buffers_hwm"] <= 2 for c in s.cpu_stats)
+    assert s.stats["dropped_no_buffer"] == st["dropped_no_buffer"]
 
 
 def test_start_stop_cycles_under_fork_storm(four):
@@ -611,20 +642,63 @@ def test_abi_errors(two):
         "start-huge-buffer": "EINVAL",
         "start-huge-pool": "EINVAL",
         "start-huge-appids": "EINVAL",
-        "start-bad-size": "EINVAL",
-        "start-reserved": "EINVAL",
+        "start-few-appids": "EINVAL",
+        "start-small-max-size": "EINVAL",
         "start-enoent": "ENOENT",
         "start-eisdir": "EISDIR",
+        # The size argument: VER0 (16) up to a page; past the fields the
+        # kernel knows, zero bytes only.
+        "start-size-0": "EINVAL",
+        "start-size-15": "EINVAL",
+        "start-size-4097": "E2BIG",
+        "start-size-32-nonzero-tail": "E2BIG",
+        "start-size-ver0-unknown-flag": "EINVAL",
+        "start-size-ver0": "OK",
+        "start-size-32-zero-tail": "OK",
+        "start-size-page": "OK",
+        "start-min-max-size": "OK",
         "start-ok": "OK",
         "start-ebusy": "EBUSY",
-        "stop-efault": "EFAULT",
-        "stop-bad-size": "EINVAL",
+        # sample_stop: VER0 (120) up to a page; an error leaves the
+        # session running (stop-ok ends it).
+        "stop-size-0": "EINVAL",
+        "stop-size-119": "EINVAL",
+        "stop-size-4097": "EINVAL",
         "stop-ok": "OK",
         "stop-again": "EINVAL",
         "stop-null-without-start": "EINVAL",
         "start-null-cfg": "OK",
         "stop-null-stats": "OK",
+        # VER0: nothing written past 120 bytes; 256: bytes 128..255 zeroed.
+        "stop-size-ver0": "OK",
+        "stop-size-256": "OK",
+        # The stats are copied out after the session has ended (the
+        # file has them): a bad pointer fails the call, not the stop.
+        "stop-efault": "EFAULT",
+        "stop-after-efault": "EINVAL",
+        "start-null-cfg-size-24": "EINVAL",
+        "stop-null-stats-size-128": "EINVAL",
     }
+
+
+def test_max_size_bounds_the_file(two):
+    """--max-size 64K: the file stays within it, ends with its statistics
+    records, and counts the samples it had no room for."""
+    scenario_ok(two.share, "maxsize")
+    st = stats(two, "maxsize")
+    check_accounting(st)
+    assert st["dropped_max_size"] > 0 and st["write_errors"] == 0, st
+    size = (two.share / "maxsize.samples").stat().st_size
+    assert size <= 64 * 1024
+    # bytes_written counts all but the STATS record.
+    assert st["bytes_written"] + sf.STATS_SIZE == size, (st, size)
+    s = session(two, "maxsize")
+    assert len(s.samples) == st["samples_written"] > 500
+    assert s.stats == {k: st[k] for k in s.stats}
+    check_cpu_stats(s)
+    assert two.file("maxsize-parse.err") == ""
+    assert re.search(rf"max size {st['dropped_max_size']}$",
+                     two.file("maxsize-parse.txt"), re.M)
 
 
 def test_tool_errors(two):

@@ -41,7 +41,8 @@ int main(int argc, char **argv)
 		samples += st.samples_taken;
 		if (st.samples_taken != st.samples_written + st.dropped_no_buffer +
 		    st.dropped_no_appid + st.dropped_write_error +
-		    st.discarded_no_write || st.write_errors)
+		    st.dropped_max_size + st.discarded_no_write ||
+		    st.write_errors)
 			bad++;
 	}
 	printf("cycles=%d bad=%d samples=%llu\n", i, bad, samples);

@@ -40,7 +40,11 @@ enum call { START, STOP, IOCTL, NR_CALLS };
 static const char *const call_names[NR_CALLS] = { "sample_start",
 						  "sample_stop", "ioctl" };
 
-/* The errors each call documents (uapi headers, design.md, pmu.md). */
+/*
+ * The errors each call documents (uapi headers, design.md, pmu.md).
+ * sample_start's E2BIG: a session over the memory limit, or a size past a
+ * page or with non-zero bytes past the fields the kernel knows.
+ */
 static const int documented[NR_CALLS][16] = {
 	[START] = { EINVAL, EFAULT, EBUSY, ENOENT, ENOTDIR, EISDIR, ELOOP,
 		    EACCES, E2BIG, ENOMEM, ENAMETOOLONG, ENOSPC },
@@ -135,31 +139,61 @@ static const char *pick_path(char *buf, size_t n)
 	}
 }
 
+/*
+ * A size argument for a struct of size bytes: usually its own, sometimes
+ * VER0's, 0, anything up to a page and a bit, or anything at all.
+ */
+static size_t pick_size(size_t size, size_t ver0)
+{
+	switch (rnd() % 16) {
+	case 0:
+		return 0;
+	case 1:
+		return ver0;
+	case 2:
+	case 3:
+		return rnd() % (2 * 4096 + 2);
+	case 4:
+		return (size_t)rnd();
+	default:
+		return size;
+	}
+}
+
 static void fuzz_start(void)
 {
-	struct sample_config cfg;
+	/* A config, and a page's worth of bytes past it for large sizes. */
+	static union {
+		struct sample_config cfg;
+		unsigned char bytes[2 * 4096 + 2];
+	} u;
+	struct sample_config *cfg = &u.cfg;
 	char path[64];
 	const char *p = pick_path(path, sizeof(path));
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.size = one_in(8) ? (uint32_t)rnd() % 64 : sizeof(cfg);
-	cfg.flags = one_in(4) ? (uint32_t)rnd() : (uint32_t)rnd() % 4;
-	cfg.nr_buffers = pick(64);
-	cfg.buffer_size = one_in(2) ? 0 : pick(1 << 20);
-	cfg.max_appids = pick(8192);
+	memset(&u, 0, sizeof(u));
+	cfg->flags = one_in(4) ? (uint32_t)rnd() : (uint32_t)rnd() % 4;
+	cfg->nr_buffers = pick(64);
+	cfg->buffer_size = one_in(2) ? 0 : pick(1 << 20);
+	cfg->max_appids = pick(8192);
+	cfg->max_size = one_in(2) ? 0 : one_in(4) ? rnd() :
+		rnd() % (4 * SAMPLE_MIN_MAX_SIZE);
 	if (one_in(16))
-		cfg.reserved[rnd() % 3] = (uint32_t)rnd();
-	record(START, syscall(__NR_sample_start, p, bad_or(&cfg, sizeof(cfg))));
+		u.bytes[sizeof(*cfg) + rnd() % 4096] = (uint8_t)rnd();
+	record(START, syscall(__NR_sample_start, p, bad_or(cfg, sizeof(*cfg)),
+			      pick_size(sizeof(*cfg),
+					SAMPLE_CONFIG_SIZE_VER0)));
 }
 
 static void fuzz_stop(void)
 {
-	struct sample_stats st;
+	static unsigned char st[2 * 4096 + 2];
 
-	memset(&st, 0, sizeof(st));
-	st.size = one_in(8) ? (uint32_t)rnd() % 1024 : sizeof(st);
 	record(STOP, syscall(__NR_sample_stop,
-			     one_in(3) ? NULL : bad_or(&st, sizeof(st))));
+			     one_in(3) ? NULL :
+			     bad_or(st, sizeof(struct sample_stats)),
+			     pick_size(sizeof(struct sample_stats),
+				       SAMPLE_STATS_SIZE_VER0)));
 }
 
 /*
