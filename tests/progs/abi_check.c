@@ -219,8 +219,8 @@ int main(int argc, char **argv)
 	stop_sizes();
 
 	/*
-	 * Last: the kernel copies the stats out after it has ended the
-	 * session, so a bad pointer fails the call but not the stop.
+	 * A stats area the kernel cannot write is refused before the
+	 * session stops: the next stop ends it.
 	 */
 	start_quiet("stop-efault");
 	CHECK("stop-efault", stop_raw(unmapped, sizeof(st)));

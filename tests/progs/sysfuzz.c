@@ -43,14 +43,16 @@ static const char *const call_names[NR_CALLS] = { "sample_start",
 /*
  * The errors each call documents (uapi headers, design.md, pmu.md).
  * sample_start's E2BIG: a session over the memory limit, or a size past a
- * page or with non-zero bytes past the fields the kernel knows.
+ * page or with non-zero bytes past the fields the kernel knows. The
+ * device's REGISTER: EAGAIN past RLIMIT_SIGPENDING (its preallocated
+ * signals), ENOMEM.
  */
 static const int documented[NR_CALLS][16] = {
 	[START] = { EINVAL, EFAULT, EBUSY, ENOENT, ENOTDIR, EISDIR, ELOOP,
 		    EACCES, E2BIG, ENOMEM, ENAMETOOLONG, ENOSPC },
 	[STOP] = { EINVAL, EFAULT },
 	[IOCTL] = { EINVAL, EFAULT, EPERM, ENODEV, EBUSY, ENOSPC, EDQUOT,
-		    ENOENT, ENOTTY },
+		    ENOENT, ENOTTY, EAGAIN, ENOMEM },
 };
 
 static unsigned long seen[NR_CALLS][MAX_ERRNO + 1];
