@@ -230,6 +230,54 @@ pmu_check busy --seconds 0.5 -- sh -c "sleepy_pmu list > $S/exec-list.out
     > $S/exec.out 2>&1; echo "status=$?" >> $S/exec.out
 EOF
 
+# The software source at its shortest period on both CPUs, a registered
+# spinner on each, with max_rate at its lowest (HZ: one overflow interrupt
+# a tick): each CPU is held to it, and a shell command still answers. (The
+# command's time is guest time, from /proc/uptime; the spinners run long
+# enough to cover it.) At the default cap this guest's CPUs take fewer
+# interrupts than the cap (the emulated timer comes late); see the test.
+scenario throttle <<'EOF'
+cat /sys/module/sleepy_pmu/parameters/max_rate > $S/max-rate.out
+echo 1000 > /sys/module/sleepy_pmu/parameters/max_rate || exit 21
+sleepy_pmu config --source software --threshold 10000 > /dev/null || exit 18
+sleepy_pmu stats > $S/throttle-before.out 2>&1
+read u0 rest < /proc/uptime
+pmu_check busy --seconds 4 --cpu 0 > $S/throttle0.json &
+pmu_check busy --seconds 4 --cpu 1 > $S/throttle1.json &
+registered 2
+read t0 rest < /proc/uptime
+ls / > /dev/null
+read t1 rest < /proc/uptime
+echo "$t0 $t1" > $S/throttle-answer.out
+wait
+read u1 rest < /proc/uptime
+echo "$u0 $u1" > $S/throttle-window.out
+sleepy_pmu stats > $S/throttle-after.out 2>&1
+sleepy_pmu config --source software --threshold 1000000 > /dev/null || exit 19
+echo 25000 > /sys/module/sleepy_pmu/parameters/max_rate || exit 22
+echo 100 > /sys/module/sleepy_pmu/parameters/max_rate 2> $S/max-rate-low.out
+echo "status=$?" >> $S/max-rate-low.out
+EOF
+
+# The device as a process in a new pid namespace reads it: only the
+# registrations of that namespace, by the pids it gives them.
+scenario pidns <<'EOF'
+pmu_check busy --seconds 6 --cpu 1 > $S/ns-outer.json &
+registered 1
+unshare -p -f --mount-proc sh -c '
+    registered() { for i in $(seq 300); do
+        [ $(sleepy_pmu list | wc -l) -gt $1 ] && return 0; sleep 0.1; done
+        return 1; }
+    pmu_check busy --seconds 1 > /tmp/ns-inner.json &
+    echo "$!" > /tmp/ns-pid.out
+    registered 1
+    sleepy_pmu list > /tmp/ns-list.out 2>&1
+    wait' || exit 20
+cp /tmp/ns-inner.json /tmp/ns-list.out /tmp/ns-pid.out $S/
+sleepy_pmu list > $S/ns-outer-list.out 2>&1
+wait
+EOF
+
 # CPU hotplug while a counter runs: CPU 1 goes down and comes back, and
 # counts again.
 scenario hotplug <<'EOF'
@@ -389,56 +437,48 @@ def clean(run):
 
 @pytest.fixture(scope="module", params=["release", "debug"])
 def rates(request):
-    """(share, exact): the rate scenarios' results on each kernel. On the
-    release kernel signals must match CPU time to 10%; on the debug kernel
-    they must not fall short, nor exceed the wall time."""
-    exact = request.param == "release"
-    share = request.getfixturevalue("release" if exact else "one_cpu")
-    return share, exact
+    """(share, kernel): the rate scenarios' results on each kernel."""
+    share = request.getfixturevalue(
+        "release" if request.param == "release" else "one_cpu")
+    return share, request.param
 
 
-def check_rate(run, exact):
-    """On the release kernel, CPU time / threshold to 10%. On the debug
-    kernel the counter also counts the kthread work each overflow makes
-    (Documentation/pmu.md), which moves crossings between tasks, and the
-    counts are not repeatable: CI runs gave a lone spinner 115% and 127%,
-    and two spinners sharing the CPU 86% and 95% in one run, 41% and 42% in
-    another (616 and 627 for 1.5 s at 1 ms). Not explained yet. So there
-    the bounds are 25% of CPU time (signals do come, throughout) and the
-    wall time (none while it does not run)."""
+def check_rate(run):
+    """Signals match CPU time / threshold to 10%, on both kernels. (Before
+    each registration preallocated its signal queue entries, the debug
+    kernel allocated one per signal, and kmemleak's bookkeeping of those
+    made RCU work that the counter counted too: its rates were 41% to 127%
+    of this, Documentation/pmu.md.)"""
     want = expected(run, MS)
-    if exact:
-        assert abs(run["received"] - want) <= 0.10 * want, run
-    else:
-        assert 0.25 * want <= run["received"] <= run["wall_ns"] / MS + 2, run
+    assert abs(run["received"] - want) <= 0.10 * want, run
     clean(run)
 
 
 def test_rate_and_pcs(rates):
-    share, exact = rates
+    share, _ = rates
     scenario_ok(share, "setup", "rate")
     rate = load(share, "rate.json")
     assert expected(rate, MS) > 2500
-    check_rate(rate, exact)
+    check_rate(rate)
     # The value at each overflow is at least the threshold.
     assert rate["min_value"] >= MS
 
 
 def test_unregistered_neighbour_gets_none(rates):
-    share, exact = rates
+    share, _ = rates
     scenario_ok(share, "setup", "beside")
     reg, unreg = load(share, "beside-reg.json"), load(share, "unreg.json")
     assert unreg["cpu_ns"] > 1.4e9
     assert unreg["received"] == 0 and unreg["foreign"] == 0
-    check_rate(reg, exact)
+    check_rate(reg)
 
 
 def test_signals_only_while_running(rates):
-    share, exact = rates
+    share, _ = rates
     scenario_ok(share, "setup", "share")
     a, b = load(share, "share-a.json"), load(share, "share-b.json")
     for run in (a, b):
-        check_rate(run, exact)
+        check_rate(run)
     sleeper = load(share, "sleeper.json")
     assert sleeper["wall_ns"] > 2.9e9
     # The sleeper runs in short stretches; each holds a threshold crossing
@@ -452,16 +492,10 @@ def test_signals_only_while_running(rates):
     # of their drift or in none: with 10.000 to 10.055 ms naps in steps of
     # 5 us, 19 signals for a mean of 1.1 at 10.010 ms and none at the
     # others (release kernel, 2026-11-24); a CI run with 10 ms naps got 15.
-    # On the debug kernel its stretches are tied to the work each signal
-    # makes for kthreads (counts of 5 to 42 for about 28 were seen), so
-    # only the upper bound is checked there.
-    # The debug kernel's counts run up to about 1.3 times CPU time (see
-    # check_rate; 50 for a mean of 31 was seen), so its mean is scaled by
-    # 1.5 there.
-    mean = expected(sleeper, MS) * (1 if exact else 1.5)
+    # Both bounds hold on both kernels.
+    mean = expected(sleeper, MS)
     assert sleeper["received"] <= mean + 4 * mean ** 0.5 + 2, sleeper
-    if exact:
-        assert sleeper["received"] >= mean - 4 * mean ** 0.5 - 2, sleeper
+    assert sleeper["received"] >= mean - 4 * mean ** 0.5 - 2, sleeper
     rows = read(share, "list.out").splitlines()
     assert rows[0].split() == ["pid", "signal", "name"]
     pids = {int(line.split()[0]) for line in rows[1:]}
@@ -535,7 +569,7 @@ def stats_delta(share, before, after, per_cpu=False):
 def accounted(d):
     """Every overflow ends as exactly one of these."""
     return d["signals"] + d["coalesced"] + d["unregistered"] + \
-        d["send_failed"]
+        d["send_failed"] + d["queue_full"] + d["throttled"]
 
 
 def test_10k_signals_per_second_for_10_s(release):
@@ -668,6 +702,63 @@ def test_storm_on_two_cpus(two_cpus):
     assert d["signals"] == sum(r["received"] for r in runs)
     mono = load(two_cpus, "storm-mono.json")
     assert mono["violations"] == 0 and mono["reads"] > 10, mono
+
+
+def test_rate_cap_keeps_the_shell_answering(two_cpus):
+    """Both CPUs at the software source's shortest period (10 us), a
+    registered spinner on each, max_rate at its lowest (HZ, one overflow
+    interrupt a tick): each CPU takes at most two overflow interrupts a
+    tick (the one allowed, and the one past it that starts a hold of a
+    tick), the periods past the cap are counted as throttled, every
+    overflow is still accounted for, and a shell command answers within a
+    few seconds of guest time.
+
+    At the default cap (25,000 a second) this guest's CPUs take 2,700 to
+    4,300 overflow interrupts a second at 10 us (debug kernel,
+    2026-11-25): the emulated timer comes late, and the other periods end
+    as missed. That is above the bound checked here, so the bound fails
+    without the cap; and such a run once left CPU 1 without progress long
+    enough for a soft lockup report (Documentation/pmu.md). Under -icount
+    one vCPU can be starved (QEMU 7.2), and a starved CPU may take too few
+    interrupts to be throttled: so throttling is required of the two
+    together, the bound of each."""
+    scenario_ok(two_cpus, "setup", "throttle")
+    assert read(two_cpus, "max-rate.out").split() == ["25000"]
+    t0, t1 = map(float, read(two_cpus, "throttle-answer.out").split())
+    assert t1 - t0 < 3.0, (t0, t1)
+    for cpu in (0, 1):
+        r = load(two_cpus, f"throttle{cpu}.json")
+        clean(r)
+        assert r["wrong_cpu"] == 0 and r["received"] > 0, r
+    u0, u1 = map(float, read(two_cpus, "throttle-window.out").split())
+    d = stats_delta(two_cpus, "throttle-before.out", "throttle-after.out",
+                    per_cpu=True)
+    for cpu in (0, 1):
+        # Two a tick of the window (jiffies may run 10% apart from the
+        # clock under icount), and a few for the shell around it.
+        assert d[cpu]["interrupts"] <= 2 * 1000 * (u1 - u0) * 1.1 + 20, \
+            (cpu, d[cpu], u1 - u0)
+    assert d["all"]["throttled"] > 0, d["all"]
+    assert accounted(d["all"]) == d["all"]["overflows"], d["all"]
+    assert d["all"]["send_failed"] == 0 and d["all"]["queue_full"] == 0
+    low = read(two_cpus, "max-rate-low.out")
+    assert "status=1" in low and "Invalid argument" in low, low
+
+
+def test_device_list_in_a_pid_namespace(two_cpus):
+    """A reader in a new pid namespace sees the registrations made there,
+    by the pids the namespace gives them, and not the others."""
+    scenario_ok(two_cpus, "setup", "pidns")
+    inner, outer = load(two_cpus, "ns-inner.json"), \
+        load(two_cpus, "ns-outer.json")
+    ns_pid = int(read(two_cpus, "ns-pid.out"))
+    assert inner["pid"] == ns_pid and inner["received"] > 0, inner
+    rows = read(two_cpus, "ns-list.out").splitlines()
+    assert rows[0].split() == ["pid", "signal", "name"]
+    assert [int(r.split()[0]) for r in rows[1:]] == [ns_pid], rows
+    outer_rows = read(two_cpus, "ns-outer-list.out").splitlines()[1:]
+    assert outer["pid"] in [int(r.split()[0]) for r in outer_rows]
+    assert ns_pid != outer["pid"]
 
 
 def test_idle_cpu_takes_no_timer_interrupts(one_cpu):
