@@ -263,10 +263,15 @@ EOF
 
 # The device as a process in a new pid namespace reads it: only the
 # registrations of that namespace, by the pids it gives them; and as the
-# outer namespace reads it meanwhile: both, by their outer pids. Each list
+# outer namespace reads it meanwhile: both, by their outer pids. The outer
+# process is a registered sleeper, there until it is killed; the outer
+# list is read once the inner one has shown the inner spinner. Each list
 # is read until it shows what it should, 30 s at most.
 scenario pidns <<'EOF'
-pmu_check busy --seconds 8 --cpu 1 > $S/ns-outer.json &
+rm -f /tmp/ns-listed
+pmu_check busy --sleep --seconds 300 --cpu 1 > /dev/null &
+outer=$!
+echo "$outer" > $S/ns-outer-pid.out
 registered 1
 unshare -p -f --mount-proc sh -c '
     pmu_check busy --seconds 3 > /tmp/ns-inner.json &
@@ -276,16 +281,19 @@ unshare -p -f --mount-proc sh -c '
         [ $(wc -l < /tmp/ns-list.out) -gt 1 ] && break
         sleep 0.1
     done
+    touch /tmp/ns-listed
     wait' &
 ns=$!
+for i in $(seq 300); do [ -e /tmp/ns-listed ] && break; sleep 0.1; done
 for i in $(seq 300); do
     sleepy_pmu list > $S/ns-outer-list.out 2>&1
     [ $(wc -l < $S/ns-outer-list.out) -gt 2 ] && break
     sleep 0.1
 done
 wait $ns || exit 20
+kill $outer
+wait $outer
 cp /tmp/ns-inner.json /tmp/ns-list.out /tmp/ns-pid.out $S/
-wait
 EOF
 
 # CPU hotplug while a counter runs: CPU 1 goes down and comes back, and
@@ -764,8 +772,8 @@ def test_device_list_in_a_pid_namespace(two_cpus):
     by the pids the namespace gives them, and not the others; a reader
     outside sees both, by its own pids."""
     scenario_ok(two_cpus, "setup", "pidns")
-    inner, outer = load(two_cpus, "ns-inner.json"), \
-        load(two_cpus, "ns-outer.json")
+    inner = load(two_cpus, "ns-inner.json")
+    outer = int(read(two_cpus, "ns-outer-pid.out"))
     ns_pid = int(read(two_cpus, "ns-pid.out"))
     assert inner["pid"] == ns_pid and inner["received"] > 0, inner
     rows = read(two_cpus, "ns-list.out").splitlines()
@@ -773,7 +781,7 @@ def test_device_list_in_a_pid_namespace(two_cpus):
     assert [int(r.split()[0]) for r in rows[1:]] == [ns_pid], rows
     outer_rows = read(two_cpus, "ns-outer-list.out").splitlines()[1:]
     pids = [int(r.split()[0]) for r in outer_rows]
-    assert len(pids) == 2 and outer["pid"] in pids, outer_rows
+    assert len(pids) == 2 and outer in pids, outer_rows
     # The inner process, by its pid out here.
     assert ns_pid not in pids, outer_rows
 
