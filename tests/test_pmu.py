@@ -266,15 +266,18 @@ EOF
 # outer namespace reads it meanwhile: both, by their outer pids. The outer
 # process is a registered sleeper, there until it is killed; the outer
 # list is read once the inner one has shown the inner spinner. Each list
-# is read until it shows what it should, 30 s at most.
+# is read until it shows what it should, 30 s at most. The inner spinner
+# spins a second and then until the outer list has been read: a spinner
+# of a fixed length could end before the outer shell got to read (with
+# 3 s it once did, in CI, leaving one row).
 scenario pidns <<'EOF'
-rm -f /tmp/ns-listed
+rm -f /tmp/ns-listed /tmp/ns-read
 pmu_check busy --sleep --seconds 300 --cpu 1 > /dev/null &
 outer=$!
 echo "$outer" > $S/ns-outer-pid.out
 registered 1
 unshare -p -f --mount-proc sh -c '
-    pmu_check busy --seconds 3 > /tmp/ns-inner.json &
+    pmu_check busy --seconds 1 --until /tmp/ns-read > /tmp/ns-inner.json &
     echo "$!" > /tmp/ns-pid.out
     for i in $(seq 300); do
         sleepy_pmu list > /tmp/ns-list.out 2>&1
@@ -290,6 +293,7 @@ for i in $(seq 300); do
     [ $(wc -l < $S/ns-outer-list.out) -gt 2 ] && break
     sleep 0.1
 done
+touch /tmp/ns-read
 wait $ns || exit 20
 kill $outer
 wait $outer

@@ -5,9 +5,11 @@
  *   pmu_check errors
  *	every error case of /dev/sleepy_pmu, one JSON object per line:
  *	{"case": ..., "want": "EINVAL", "got": "EINVAL"}
- *   pmu_check busy --seconds S [--cpu C] [--signal N] [--no-register]
- *		    [--close-fd] [--sleep [--nap US]] [-- CMD [ARG...]]
- *	spin (or sleep) for S seconds of CPU (or wall) time, pinned to CPU C,
+ *   pmu_check busy --seconds S [--until FILE] [--cpu C] [--signal N]
+ *		    [--no-register] [--close-fd] [--sleep [--nap US]]
+ *		    [-- CMD [ARG...]]
+ *	spin (or sleep) for S seconds of CPU (or wall) time, and after that
+ *	until FILE exists if one is given, pinned to CPU C,
  *	sleeping in naps of US microseconds, or by default of random lengths
  *	(see nap()),
  *	registered for signal N; print one JSON object with the signals
@@ -462,6 +464,7 @@ static int cmd_busy(int argc, char **argv)
 	int cpu = -1, sig = SIGRTMIN, fd;
 	bool do_register = true, close_fd = false, sleep_only = false;
 	char **then = NULL;
+	const char *until = NULL;
 	uint64_t start_cpu, start_wall, spins = 0;
 	struct event_stats st = { .min_value = UINT64_MAX };
 	struct sleepy_pmu_ring ring;
@@ -470,6 +473,8 @@ static int cmd_busy(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
 			seconds = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--until") && i + 1 < argc)
+			until = argv[++i];
 		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--signal") && i + 1 < argc)
@@ -509,12 +514,13 @@ static int cmd_busy(int argc, char **argv)
 		while (sleepy_pmu_ring_pop(&ring, &ev))
 			check_event(&ev, cpu, &st);
 		if (sleep_only) {
-			if (now_ns(CLOCK_MONOTONIC) - start_wall >= seconds * 1e9)
+			if (now_ns(CLOCK_MONOTONIC) - start_wall >= seconds * 1e9 &&
+			    (!until || !access(until, F_OK)))
 				break;
 			nap(nap_us);
 		} else {
 			if (now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu >=
-			    seconds * 1e9)
+			    seconds * 1e9 && (!until || !access(until, F_OK)))
 				break;
 			spin_a_while();
 			spins++;
