@@ -27,7 +27,7 @@
 static const char usage_text[] =
 	"usage: sample_start [-o PATH] [--buffers N] [--buffer-size B]\n"
 	"                    [--max-appids K] [--max-size BYTES] [--user-only]\n"
-	"                    [--no-write]\n"
+	"                    [--no-write] [--callchain[=DEPTH]]\n"
 	"\n"
 	"Start a sleepy sampling session: from now on every timer tick on every\n"
 	"CPU records a sample into per-CPU buffers, which the kernel writes to\n"
@@ -53,6 +53,11 @@ static const char usage_text[] =
 	"                     it are dropped and counted\n"
 	"  --user-only        record user-mode ticks only\n"
 	"  --no-write         take samples but write none (overhead baseline)\n"
+	"  --callchain[=DEPTH]\n"
+	"                     record each sample's call chain: the kernel's\n"
+	"                     (through the kernel's unwinder) and the user's\n"
+	"                     (by its frame pointers), at most DEPTH frames\n"
+	"                     with the sampled IP (1..%u; default %u)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"A value of 0 asks for the kernel's default. All CPUs' buffers and the\n"
@@ -68,6 +73,7 @@ static void usage(void)
 	       SAMPLE_DEFAULT_BUFFER_SIZE, SAMPLE_MAX_POOL_BYTES >> 20,
 	       SAMPLE_MIN_APPIDS, SAMPLE_MAX_APPIDS, SAMPLE_DEFAULT_MAX_APPIDS,
 	       SAMPLE_MIN_MAX_SIZE >> 10, SAMPLE_MIN_MAX_SIZE >> 11,
+	       SAMPLE_MAX_CALLCHAIN_DEPTH, SAMPLE_DEFAULT_CALLCHAIN_DEPTH,
 	       SAMPLE_MEMORY_FRACTION);
 }
 
@@ -123,6 +129,44 @@ static __u32 number_arg(const char *opt, const char *val, int suffixes,
 		die(2, "%s: %" PRIu64 " is out of range (%" PRIu32 "..%" PRIu32
 		    ", or 0 for the default)", opt, v, min, max);
 	return (__u32)v;
+}
+
+/*
+ * --callchain[=DEPTH]: a is the argument; sets the flag and the depth
+ * (0: the kernel's default). 0 if a is not this option.
+ */
+static int callchain_arg(const char *a, struct sample_config *cfg)
+{
+	static const char name[] = "--callchain";
+
+	if (strncmp(a, name, sizeof(name) - 1))
+		return 0;
+	a += sizeof(name) - 1;
+	if (*a == '=')
+		cfg->callchain_depth = number_arg(name, a + 1, 0, 1,
+						  SAMPLE_MAX_CALLCHAIN_DEPTH);
+	else if (*a)
+		return 0;
+	cfg->flags |= SAMPLE_F_CALLCHAIN;
+	return 1;
+}
+
+/*
+ * With call chains, a buffer must hold the largest chain record and its
+ * sample, as the kernel requires.
+ */
+static void check_chain_room(const struct sample_config *cfg, __u32 size)
+{
+	__u32 depth = cfg->callchain_depth ? cfg->callchain_depth :
+		      SAMPLE_DEFAULT_CALLCHAIN_DEPTH;
+	size_t need = sizeof(struct sleepy_rec_chain) +
+		      (depth - 1) * sizeof(__u64) +
+		      sizeof(struct sleepy_rec_sample) + sizeof(__u32);
+
+	if ((cfg->flags & SAMPLE_F_CALLCHAIN) && size < need)
+		die(2, "--buffer-size: %" PRIu32 " bytes cannot hold a call "
+		    "chain of %" PRIu32 " frames with its sample (%zu bytes)",
+		    size, depth, need);
 }
 
 /*
@@ -424,8 +468,10 @@ static void refused(const char *path, const struct sample_config *cfg,
 		die(1, "%s: %s (the kernel rejected the path or the "
 		    "configuration: %" PRIu32 " buffers of %" PRIu32
 		    " bytes, %" PRIu32 " max appids, max size %" PRIu64
-		    ", flags 0x%" PRIx32 ")", path, strerror(EINVAL), buffers,
-		    size, appids, (uint64_t)cfg->max_size, cfg->flags);
+		    ", flags 0x%" PRIx32 ", call-chain depth %" PRIu32 ")",
+		    path, strerror(EINVAL), buffers, size, appids,
+		    (uint64_t)cfg->max_size, cfg->flags,
+		    cfg->callchain_depth);
 	case E2BIG:
 		die(1, "%s: the session would take more than 1/%u of the "
 		    "machine's memory (%" PRIu32 " buffers of %" PRIu32
@@ -483,6 +529,8 @@ int main(int argc, char **argv)
 			cfg.flags |= SAMPLE_F_USER_ONLY;
 		} else if (!strcmp(a, "--no-write")) {
 			cfg.flags |= SAMPLE_F_NO_WRITE;
+		} else if (callchain_arg(a, &cfg)) {
+			continue;
 		} else {
 			die(2, "%s: unknown option (see --help)", a);
 		}
@@ -495,6 +543,7 @@ int main(int argc, char **argv)
 		die(2, "--buffers x --buffer-size: %" PRIu32 " x %" PRIu32
 		    " bytes is over the per-CPU limit of %u MiB", buffers,
 		    size, SAMPLE_MAX_POOL_BYTES >> 20);
+	check_chain_room(&cfg, size);
 
 	if (sleepy_sample_start(path, &cfg) == 0) {
 		save_kallsyms(path);

@@ -88,6 +88,34 @@ static void row(const char *label, uint64_t v)
 	row_pct(label, v, 0);
 }
 
+/* The user frame walks' stops, by enum sleepy_user_stop. */
+static const char *const user_stop_label[SLEEPY_USER_STOPS] = {
+	[SLEEPY_USER_STOP_DEPTH] = "user walk stop: depth",
+	[SLEEPY_USER_STOP_NOT_PRESENT] = "user walk stop: not present",
+	[SLEEPY_USER_STOP_UNMAPPED] = "user walk stop: unmapped",
+	[SLEEPY_USER_STOP_NOT_UP] = "user walk stop: not up",
+};
+
+static const char *const user_stop_key[SLEEPY_USER_STOPS] = {
+	[SLEEPY_USER_STOP_DEPTH] = "user_stop_depth",
+	[SLEEPY_USER_STOP_NOT_PRESENT] = "user_stop_not_present",
+	[SLEEPY_USER_STOP_UNMAPPED] = "user_stop_unmapped",
+	[SLEEPY_USER_STOP_NOT_UP] = "user_stop_not_up",
+};
+
+/* A session with call chains: its chain records and truncations. */
+static void print_chain_rows(const struct sample_stats *s)
+{
+	if (!s->chains_defined)
+		return;
+	row("call chains recorded", s->chains_defined);
+	row_pct("chains cut at the depth", s->chains_truncated,
+		s->samples_taken);
+	for (int i = 0; i < SLEEPY_USER_STOPS; i++)
+		row_pct(user_stop_label[i], s->user_stops[i],
+			s->samples_taken);
+}
+
 static void print_table(const struct sample_stats *s,
 			const struct summary *sum)
 {
@@ -150,6 +178,7 @@ static void print_table(const struct sample_stats *s,
 	}
 	printf("  %-*s %*" PRIu32 "  on the busiest CPU\n", LABEL_W,
 	       "buffers in use: high mark", num_w, s->buffers_hwm);
+	print_chain_rows(s);
 
 	if (sum->exact)
 		printf("accounting: exact (taken = written + dropped + "
@@ -226,6 +255,11 @@ static void print_json(const struct sample_stats *s,
 	else
 		printf("  \"irq_ns_mean\": null,\n");
 	U64(buffers_hwm);
+	U64(chains_defined);
+	U64(chains_truncated);
+	for (int i = 0; i < SLEEPY_USER_STOPS; i++)
+		printf("  \"%s\": %" PRIu64 ",\n", user_stop_key[i],
+		       (uint64_t)s->user_stops[i]);
 	if (sum->overflow)
 		printf("  \"accounted\": null,\n");
 	else
