@@ -29,8 +29,9 @@ _Static_assert(BUF_SIZE > UINT16_MAX && BUF_SIZE > SLEEPY_MAX_HEADER_SIZE,
 	       "a record or the header must fit the buffer");
 _Static_assert(sizeof(struct sleepy_file_header) == 180, "header layout");
 _Static_assert(SLEEPY_SAMPLE_SIZE == 36 && SLEEPY_APPID_SIZE == 36 &&
-	       SLEEPY_MMAP_SIZE == 68 && SLEEPY_CPU_STATS_SIZE == 68 &&
-	       SLEEPY_STATS_HEAD == 8, "record layout");
+	       SLEEPY_MMAP_SIZE == 68 && SLEEPY_CPU_STATS_SIZE == 116 &&
+	       SLEEPY_CHAIN_SIZE == 16 && SLEEPY_STATS_HEAD == 8,
+	       "record layout");
 
 /* Version 1's struct sample_stats (see the uapi header's comment). */
 struct sample_stats_v1 {
@@ -259,12 +260,42 @@ static int check_sample(struct sleepy_reader *r, const unsigned char *p,
 			size_t size, uint64_t offset)
 {
 	const uint8_t flags = p[offsetof(struct sleepy_rec_sample, flags)];
+	size_t need = SLEEPY_SAMPLE_SIZE;
 
 	if (size < SLEEPY_SAMPLE_SIZE)
 		return too_short(r, "sample", size, SLEEPY_SAMPLE_SIZE, offset);
-	if ((flags & SLEEPY_SAMPLE_F_USER_IP) && size < SLEEPY_SAMPLE_UIP_SIZE)
-		return too_short(r, "sample (with user_ip)", size,
-				 SLEEPY_SAMPLE_UIP_SIZE, offset);
+	if (flags & SLEEPY_SAMPLE_F_USER_IP)
+		need += sizeof(__u64);
+	if (flags & SLEEPY_SAMPLE_F_CHAIN)
+		need += sizeof(__u32);
+	if (size < need)
+		return too_short(r, flags & SLEEPY_SAMPLE_F_CHAIN ?
+				 "sample (with a chain id)" :
+				 "sample (with user_ip)", size, need, offset);
+	return 0;
+}
+
+/* A CPU below the header's nr_cpus, an id, frames inside the record. */
+static int check_chain(struct sleepy_reader *r, const unsigned char *p,
+		       size_t size, uint64_t offset)
+{
+	struct sleepy_rec_chain c;
+	size_t need;
+
+	if (size < SLEEPY_CHAIN_SIZE)
+		return too_short(r, "chain", size, SLEEPY_CHAIN_SIZE, offset);
+	memcpy(&c, p, sizeof(c));
+	need = sizeof(c) + ((size_t)c.nr_kernel + c.nr_user) * sizeof(__u64);
+	if (size < need)
+		return format_error(r, offset, "chain record of %zu bytes is "
+				    "shorter than its %u frames", size,
+				    c.nr_kernel + c.nr_user);
+	if (c.cpu >= r->hdr.nr_cpus)
+		return format_error(r, offset, "chain record: cpu %u out of "
+				    "range (the header has %" PRIu32 " CPUs)",
+				    c.cpu, (uint32_t)r->hdr.nr_cpus);
+	if (!c.id)
+		return format_error(r, offset, "chain record: id 0");
 	return 0;
 }
 
@@ -321,12 +352,13 @@ static int check_stats(struct sleepy_reader *r, const unsigned char *p,
 static int check_cpu_stats(struct sleepy_reader *r, const unsigned char *p,
 			   size_t size, uint64_t offset)
 {
+	const size_t min = r->hdr.version < 3 ? SLEEPY_CPU_STATS_V2_SIZE :
+			   SLEEPY_CPU_STATS_SIZE;
 	struct sleepy_rec_cpu_stats c;
 
-	if (size < SLEEPY_CPU_STATS_SIZE)
-		return too_short(r, "cpu stats", size, SLEEPY_CPU_STATS_SIZE,
-				 offset);
-	memcpy(&c, p, sizeof(c));
+	if (size < min)
+		return too_short(r, "cpu stats", size, min, offset);
+	memcpy(&c, p, SLEEPY_CPU_STATS_V2_SIZE);
 	if (r->stats_seen)
 		return format_error(r, offset, "cpu stats record for cpu %"
 				    PRIu32 " after the STATS record (it must "
@@ -362,6 +394,7 @@ static const struct {
 	[SLEEPY_REC_MMAP] = { check_mmap, 1 },
 	[SLEEPY_REC_STATS] = { check_stats, 1 },
 	[SLEEPY_REC_CPU_STATS] = { check_cpu_stats, 2 },
+	[SLEEPY_REC_CHAIN] = { check_chain, 3 },
 };
 
 #define NR_RECORD_TYPES (sizeof(record_types) / sizeof(record_types[0]))
@@ -419,8 +452,7 @@ int sleepy_reader_next(struct sleepy_reader *r, struct sleepy_record *rec)
 	}
 	p = r->buf + r->start;
 	if (h.type != SLEEPY_REC_SAMPLE || h.size < SLEEPY_SAMPLE_SIZE ||
-	    (p[offsetof(struct sleepy_rec_sample, flags)] &
-	     SLEEPY_SAMPLE_F_USER_IP)) {
+	    p[offsetof(struct sleepy_rec_sample, flags)]) {
 		/* Anything but the common plain sample: the full check. */
 		if (check_record(r, p, h.type, h.size, r->pos))
 			return -1;
@@ -500,6 +532,8 @@ void sleepy_get_mmap(const struct sleepy_record *rec, struct sleepy_mmap *m)
 			     sizeof(struct sleepy_rec_hdr))
 _Static_assert(sizeof(struct sleepy_cpu_stats) ==
 	       SLEEPY_CPU_STATS_SIZE - sizeof(struct sleepy_rec_hdr) &&
+	       offsetof(struct sleepy_cpu_stats, user_stops) ==
+	       CPU_STATS_AT(user_stops) &&
 	       offsetof(struct sleepy_cpu_stats, buffers_hwm) ==
 	       CPU_STATS_AT(buffers_hwm) &&
 	       offsetof(struct sleepy_cpu_stats, samples_taken) ==
@@ -507,10 +541,28 @@ _Static_assert(sizeof(struct sleepy_cpu_stats) ==
 	       offsetof(struct sleepy_cpu_stats, irq_calls) ==
 	       CPU_STATS_AT(irq_calls), "cpu stats layout");
 
+/* A version 2 record's fields past its own are 0. */
 void sleepy_get_cpu_stats(const struct sleepy_record *rec,
 			  struct sleepy_cpu_stats *c)
 {
-	memcpy(c, rec->data + sizeof(struct sleepy_rec_hdr), sizeof(*c));
+	size_t n = rec->size - sizeof(struct sleepy_rec_hdr);
+
+	memset(c, 0, sizeof(*c));
+	memcpy(c, rec->data + sizeof(struct sleepy_rec_hdr),
+	       n < sizeof(*c) ? n : sizeof(*c));
+}
+
+void sleepy_get_chain(const struct sleepy_record *rec, struct sleepy_chain *c)
+{
+	struct sleepy_rec_chain raw;
+
+	memcpy(&raw, rec->data, sizeof(raw));
+	c->cpu = raw.cpu;
+	c->nr_kernel = raw.nr_kernel;
+	c->nr_user = raw.nr_user;
+	c->id = raw.id;
+	c->flags = raw.flags;
+	c->frames = rec->data + sizeof(raw);
 }
 
 /* Version 1's stats, at p, as today's struct. */

@@ -10,9 +10,11 @@
  * unknown types are returned too, for the caller to skip; a type is known
  * from the format version that brought it on (sleepy_type_known()).
  *
- * Versions 1 and 2 are read. Version 2 brought the CPU_STATS records and
+ * Versions 1 to 3 are read. Version 2 brought the CPU_STATS records and
  * the STATS record without its per-CPU array; sleepy_get_stats() gives
- * either version's STATS record as the struct sample_stats of today. Some
+ * either version's STATS record as the struct sample_stats of today.
+ * Version 3 brought call chains: CHAIN records, a chain id on samples and
+ * the chain statistics at the end of CPU_STATS records. Some
  * checks span records: CPU_STATS records name each CPU below the header's
  * nr_cpus once, in CPU order, before any STATS record.
  *
@@ -40,7 +42,9 @@
 #define SLEEPY_SAMPLE_UIP_SIZE	(SLEEPY_SAMPLE_SIZE + sizeof(__u64))	/* 44 */
 #define SLEEPY_APPID_SIZE	sizeof(struct sleepy_rec_appid)	/* 36 */
 #define SLEEPY_MMAP_SIZE	sizeof(struct sleepy_rec_mmap)	/* 68 */
-#define SLEEPY_CPU_STATS_SIZE	sizeof(struct sleepy_rec_cpu_stats)	/* 68 */
+#define SLEEPY_CPU_STATS_V2_SIZE	68	/* version 2's CPU_STATS */
+#define SLEEPY_CPU_STATS_SIZE	sizeof(struct sleepy_rec_cpu_stats)	/* 116 */
+#define SLEEPY_CHAIN_SIZE	sizeof(struct sleepy_rec_chain)	/* 16 */
 /* A STATS record's head: header, reserved, stats_size (8 bytes). */
 #define SLEEPY_STATS_HEAD	offsetof(struct sleepy_rec_stats, stats)
 /* Version 1's struct sample_stats, with its size and buffers_hwm[64]. */
@@ -115,7 +119,27 @@ struct sleepy_sample {
 	uint64_t time_ns;
 	uint64_t ip;
 	uint64_t user_ip;	/* 0 unless flags has SLEEPY_SAMPLE_F_USER_IP */
+	uint32_t chain;		/* 0 unless flags has SLEEPY_SAMPLE_F_CHAIN */
 };
+
+/* A CHAIN record; frames are unaligned (see sleepy_chain_frame()). */
+struct sleepy_chain {
+	uint16_t cpu;
+	uint8_t nr_kernel;
+	uint8_t nr_user;
+	uint32_t id;
+	uint8_t flags;		/* SLEEPY_CHAIN_F_* */
+	const unsigned char *frames;	/* nr_kernel + nr_user __u64s */
+};
+
+static inline uint64_t sleepy_chain_frame(const struct sleepy_chain *c,
+					  size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, c->frames + i * sizeof(v), sizeof(v));
+	return v;
+}
 
 /* Strings point into the record: valid until the next record is read. */
 struct sleepy_appid {
@@ -194,9 +218,14 @@ static inline void sleepy_get_sample(const struct sleepy_record *rec,
 	s->time_ns = raw.time_ns;
 	s->ip = raw.ip;
 	s->user_ip = 0;
+	s->chain = 0;
 	if (raw.flags & SLEEPY_SAMPLE_F_USER_IP)
 		memcpy(&s->user_ip, rec->data + sizeof(raw),
 		       sizeof(s->user_ip));
+	if (raw.flags & SLEEPY_SAMPLE_F_CHAIN)
+		memcpy(&s->chain, rec->data + sizeof(raw) +
+		       (raw.flags & SLEEPY_SAMPLE_F_USER_IP ? 8 : 0),
+		       sizeof(s->chain));
 }
 
 /* One CPU's statistics (SLEEPY_REC_CPU_STATS, version 2 on). */
@@ -210,12 +239,17 @@ struct sleepy_cpu_stats {
 	uint64_t irq_ns_total;
 	uint64_t irq_ns_max;
 	uint64_t irq_calls;
+	/* version 3; 0 in earlier files */
+	uint64_t chains_defined;
+	uint64_t chains_truncated;
+	uint64_t user_stops[SLEEPY_USER_STOPS];
 };
 
 void sleepy_get_appid(const struct sleepy_record *rec, struct sleepy_appid *a);
 void sleepy_get_mmap(const struct sleepy_record *rec, struct sleepy_mmap *m);
 void sleepy_get_cpu_stats(const struct sleepy_record *rec,
 			  struct sleepy_cpu_stats *c);
+void sleepy_get_chain(const struct sleepy_record *rec, struct sleepy_chain *c);
 /*
  * The stats of a file of this format version, as today's struct: fields
  * an earlier kernel did not write are 0 (version 1: buffers_hwm is the

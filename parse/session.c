@@ -26,6 +26,18 @@ struct pass {
 
 typedef int (*record_fn)(struct pass *p, const struct sleepy_record *rec);
 
+/* The call-chain views: the sample x by (ip, appid, its chain's id). */
+static int add_stack(struct pass *p, const struct sleepy_sample *x)
+{
+	uint32_t id = 0;
+
+	if (x->flags & SLEEPY_SAMPLE_F_CHAIN) {
+		id = chains_find(p->out->chains, x->cpu, x->chain);
+		p->s->chains_lost += !id;
+	}
+	return counts_add(p->out->stacks, x->ip, x->appid, id, 1);
+}
+
 /*
  * The hot path: a few loads and a hash update. Inlined in the reader loop
  * (see session_read()); without a filter that needs more than the sample's
@@ -61,6 +73,8 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 	slice = t / o->slice_ns;
 	if (slice > UINT32_MAX)
 		slice = UINT32_MAX;
+	if (p->out->stacks && add_stack(p, &x))
+		return -1;
 	return counts_pipe_add(&p->pipe, x.ip & p->ipm,
 			       counts_a(x.appid, x.pid) & p->am,
 			       counts_b(x.cpu, x.mode, (uint32_t)slice) &
@@ -83,6 +97,17 @@ static int on_mmap(struct pass *p, const struct sleepy_record *rec)
 	sleepy_get_mmap(rec, &mm);
 	p->s->mmaps++;
 	return maps_add(p->out->maps, &mm, p->out->names);
+}
+
+static int on_chain(struct pass *p, const struct sleepy_record *rec)
+{
+	struct sleepy_chain c;
+
+	p->s->chain_records++;
+	if (!p->out->chains)
+		return 0;
+	sleepy_get_chain(rec, &c);
+	return chains_add(p->out->chains, &c);
 }
 
 static int on_stats(struct pass *p, const struct sleepy_record *rec)
@@ -117,6 +142,10 @@ static int on_cpu_stats(struct pass *p, const struct sleepy_record *rec)
 	t->irq_ns_total += c->irq_ns_total;
 	t->irq_ns_max = max_u64(t->irq_ns_max, c->irq_ns_max);
 	t->irq_calls += c->irq_calls;
+	t->chains_defined += c->chains_defined;
+	t->chains_truncated += c->chains_truncated;
+	for (size_t i = 0; i < SLEEPY_USER_STOPS; i++)
+		t->user_stops[i] += c->user_stops[i];
 	return 0;
 }
 
@@ -136,6 +165,7 @@ static const record_fn on_record[] = {
 	[SLEEPY_REC_MMAP] = on_mmap,
 	[SLEEPY_REC_STATS] = on_stats,
 	[SLEEPY_REC_CPU_STATS] = on_cpu_stats,
+	[SLEEPY_REC_CHAIN] = on_chain,
 };
 
 #define NR_RECORD_FNS (sizeof(on_record) / sizeof(on_record[0]))
@@ -157,7 +187,8 @@ int session_read(struct sleepy_reader *r, const struct options *o,
 		.all = o->mode == MODE_ALL,
 		.want = o->mode == MODE_ALL ? 0 : (unsigned int)o->mode,
 		.fast = o->pid < 0 && o->cpu < 0 && !o->have_from &&
-			!o->have_to && m->b == 0 && (m->a & MASK_PID) == 0,
+			!o->have_to && m->b == 0 && (m->a & MASK_PID) == 0 &&
+			!out->stacks,
 	};
 	struct sleepy_record rec;
 	int rc;
@@ -218,6 +249,9 @@ static void cpu_stats_warnings(const char *file, const struct session *s)
 		{ "irq_calls", t->irq_calls, st->irq_calls },
 		{ "irq_ns_max", t->irq_ns_max, st->irq_ns_max },
 		{ "buffers_hwm", t->buffers_hwm, st->buffers_hwm },
+		{ "chains_defined", t->chains_defined, st->chains_defined },
+		{ "chains_truncated", t->chains_truncated,
+		  st->chains_truncated },
 	};
 
 	if (!s->have_stats || s->hdr->version < 2)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "appids.h"
+#include "chains.h"
 #include "counts.h"
 #include "fields.h"
 #include "maps.h"
@@ -28,7 +29,8 @@ struct session {
 	uint64_t by_mode[NR_MODES + 1];	/* [NR_MODES]: unknown modes */
 	uint64_t selected;		/* samples that pass the filters */
 	uint64_t last_time_ns;		/* latest sample time */
-	uint64_t appid_records, mmaps, unknown, after_stats;
+	uint64_t appid_records, mmaps, unknown, after_stats, chain_records;
+	uint64_t chains_lost;		/* counted samples, CHAIN record missing */
 	bool have_stats;
 	struct sample_stats stats;	/* the last STATS record */
 	struct sleepy_cpu_stats *cpus;	/* the CPU_STATS records, in order */
@@ -43,6 +45,13 @@ struct session_out {
 	struct appid_table *appids;
 	struct maps *maps;
 	struct strtab *names;		/* the mappings' paths */
+	/*
+	 * For the call-chain views (NULL otherwise): the CHAIN records, and
+	 * the samples that pass the filters counted by (ip, appid, chain id
+	 * as the key's b).
+	 */
+	struct chain_table *chains;
+	struct count_table *stacks;
 };
 
 /*

@@ -8,6 +8,15 @@
 	{ #name, offsetof(type, name), sizeof(((type *)0)->name), sig }
 #define S(name) FIELD(struct sample_stats, name, false)
 #define C(name) FIELD(struct sleepy_cpu_stats, name, false)
+/* The user walks' stops: an array there, a field per cause here. */
+#define STOP(type, name, i) \
+	{ #name, offsetof(type, user_stops) + (i) * sizeof(uint64_t), \
+	  sizeof(uint64_t), false }
+#define STOPS(type) \
+	STOP(type, user_stop_depth, SLEEPY_USER_STOP_DEPTH), \
+	STOP(type, user_stop_not_present, SLEEPY_USER_STOP_NOT_PRESENT), \
+	STOP(type, user_stop_unmapped, SLEEPY_USER_STOP_UNMAPPED), \
+	STOP(type, user_stop_not_up, SLEEPY_USER_STOP_NOT_UP)
 
 static const struct stat_field session_v[] = {
 	S(nr_cpus), S(appids), S(samples_taken), S(samples_written),
@@ -15,13 +24,15 @@ static const struct stat_field session_v[] = {
 	S(discarded_no_write), S(skipped_not_user), S(bytes_written),
 	S(write_errors), FIELD(struct sample_stats, first_write_error, true),
 	S(meta_dropped), S(pids_mapped), S(buffers_hwm), S(irq_ns_total),
-	S(irq_ns_max), S(irq_calls), S(dropped_max_size),
+	S(irq_ns_max), S(irq_calls), S(dropped_max_size), S(chains_defined),
+	S(chains_truncated), STOPS(struct sample_stats),
 };
 
 static const struct stat_field cpu_v[] = {
 	C(cpu), C(buffers_hwm), C(samples_taken), C(dropped_no_buffer),
 	C(dropped_no_appid), C(skipped_not_user), C(irq_ns_total),
-	C(irq_ns_max), C(irq_calls),
+	C(irq_ns_max), C(irq_calls), C(chains_defined), C(chains_truncated),
+	STOPS(struct sleepy_cpu_stats),
 };
 
 const struct stat_table session_stat_fields = {

@@ -47,17 +47,39 @@ static void file_line(FILE *out, const char *file)
 	}
 }
 
+/* The session's SAMPLE_F_* flags, named, into buf: "user-only,callchain",
+ * "none"; bits this parse does not know in hex. */
+static const char *flag_list(uint32_t flags, char *buf, size_t size)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {
+		{ SAMPLE_F_USER_ONLY, "user-only" },
+		{ SAMPLE_F_NO_WRITE, "no-write" },
+		{ SAMPLE_F_CALLCHAIN, "callchain" },
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		flags &= ~names[i].bit;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? "," : "",
+				      names[i].name);
+	}
+	if (flags)
+		snprintf(buf + n, size - n, "%s0x%" PRIx32, n ? "," : "",
+			 flags);
+	return buf[0] ? buf : "none";
+}
+
 /* The kernel, start time and record counts. */
 static void header_lines(FILE *out, const struct session *s)
 {
-	static const char *const flag_names[] = {
-		[0] = "none",
-		[SAMPLE_F_USER_ONLY] = "user-only",
-		[SAMPLE_F_NO_WRITE] = "no-write",
-		[SAMPLE_F_USER_ONLY | SAMPLE_F_NO_WRITE] = "user-only,no-write",
-	};
 	const struct sleepy_file_header *h = s->hdr;
-	char rel[66], mach[66], when[64] = "unknown";
+	char rel[66], mach[66], when[64] = "unknown", flags[64];
 	time_t t = (time_t)(h->start_realtime_ns / 1000000000u);
 	struct tm tm;
 
@@ -65,15 +87,18 @@ static void header_lines(FILE *out, const struct session *s)
 	fmt_sanitize(mach, sizeof(mach), h->machine, sizeof(mach) - 1);
 	fprintf(out, "%-*s%s %s, HZ %" PRIu32 ", %" PRIu32 " CPUs, flags %s\n",
 		HEAD_W, "kernel", rel, mach, (uint32_t)h->hz,
-		(uint32_t)h->nr_cpus, flag_names[h->flags & SAMPLE_F_ALL]);
+		(uint32_t)h->nr_cpus, flag_list(h->flags, flags, sizeof(flags)));
 	if (h->start_realtime_ns && gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	fprintf(out, "%-*s%s, samples span %.3f s\n", HEAD_W, "started", when,
 		(double)s->last_time_ns / 1e9);
 	fprintf(out, "%-*s%" PRIu64 " samples, %" PRIu64 " appids, %" PRIu64
-		" mmaps, %zu cpu stats, %u stats, %" PRIu64 " unknown\n",
+		" mmaps, %zu cpu stats, %u stats, %" PRIu64 " unknown",
 		HEAD_W, "records", s->samples, s->appid_records, s->mmaps,
 		s->ncpus, s->have_stats ? 1 : 0, s->unknown);
+	if (s->chain_records)
+		fprintf(out, ", %" PRIu64 " chains", s->chain_records);
+	fputc('\n', out);
 	fprintf(out, "%-*s%" PRIu64 " total", HEAD_W, "samples", s->samples);
 	for (unsigned int m = 0; m < NR_MODES; m++)
 		fprintf(out, "%s%s %" PRIu64, m ? ", " : ": ",
@@ -81,6 +106,30 @@ static void header_lines(FILE *out, const struct session *s)
 	if (s->by_mode[NR_MODES])
 		fprintf(out, ", other %" PRIu64, s->by_mode[NR_MODES]);
 	fputc('\n', out);
+}
+
+/* A session with call chains: what was cut, and why; what was lost. */
+static void chain_lines(FILE *out, const struct session *s)
+{
+	const struct sample_stats *st = &s->stats;
+	const __u64 *u = st->user_stops;
+
+	if (!(s->hdr->flags & SAMPLE_F_CALLCHAIN))
+		return;
+	fprintf(out, "%-*s%" PRIu64 " recorded, %" PRIu64 " samples cut at "
+		"the depth\n", HEAD_W, "chains", (uint64_t)st->chains_defined,
+		(uint64_t)st->chains_truncated);
+	fprintf(out, "%-*sstopped early: depth %" PRIu64 ", not present %"
+		PRIu64 ", unmapped %" PRIu64 ", not up %" PRIu64 "\n", HEAD_W,
+		"user walks",
+		(uint64_t)u[SLEEPY_USER_STOP_DEPTH],
+		(uint64_t)u[SLEEPY_USER_STOP_NOT_PRESENT],
+		(uint64_t)u[SLEEPY_USER_STOP_UNMAPPED],
+		(uint64_t)u[SLEEPY_USER_STOP_NOT_UP]);
+	if (s->chains_lost)
+		fprintf(out, "%-*s%" PRIu64 " samples' CHAIN records are "
+			"missing: those show their IP only\n", HEAD_W,
+			"chains lost", s->chains_lost);
 }
 
 /* The STATS record: samples taken, written, dropped; buffers in use. */
@@ -107,6 +156,7 @@ static void stats_lines(FILE *out, const struct session *s)
 		(uint64_t)st->dropped_max_size);
 	fprintf(out, "%-*s%" PRIu32 " in use at most, on the busiest CPU\n",
 		HEAD_W, "buffers", (uint32_t)st->buffers_hwm);
+	chain_lines(out, s);
 }
 
 static void text_begin(const struct run *run)

@@ -154,6 +154,25 @@ def parse_bin(user_build):
     return user_build("parse", "host") / "host" / "parse"
 
 
+def run(binary, *args, stdin=None, timeout=60):
+    return subprocess.run([str(binary), *map(str, args)], capture_output=True,
+                          text=True, errors="replace", timeout=timeout,
+                          input=stdin)
+
+
+@pytest.fixture
+def parse(parse_bin, tmp_path):
+    """parse(data_or_SessionFile, *args): run the host parse on a file of
+    data (bytes, or a sleepyfile.SessionFile)."""
+    def _parse(data, *args):
+        if hasattr(data, "data"):
+            data = data.data()
+        path = tmp_path / "session.bin"
+        path.write_bytes(data)
+        return run(parse_bin, *args, path)
+    return _parse
+
+
 # ---------------------------------------------------------------- guest scenarios
 
 # The start of every scenario script (boot_scenarios adds it).

@@ -11,9 +11,13 @@ packed little-endian records, each starting with (type: u16, size: u16).
     f.stats(samples_taken=2, samples_written=2)    # CPU_STATS, then STATS
     f.write(path)
 
-Files are format version 2 by default; SessionFile(version=1) writes
-version 1 (its STATS record holds the old struct sample_stats, with size
-and buffers_hwm[64], and there are no CPU_STATS records). Every record
+Files are format version 3 by default; SessionFile(version=2) writes
+version 2 (no call chains: CPU_STATS records of 68 bytes, a 128-byte
+struct sample_stats), SessionFile(version=1) version 1 (its STATS record
+holds the old struct sample_stats, with size and buffers_hwm[64], and
+there are no CPU_STATS records). Call chains:
+    f.chain(cpu=0, id=1, kernel=[...], user=[...])  # CHAIN record
+    f.sample(appid=1, ip=0x401000, chain=1)         # 40 bytes Every record
 method returns the record's byte offset in the file. The module-level
 functions build single records as bytes, for tests that assemble broken
 files by hand.
@@ -27,12 +31,17 @@ import struct
 import sys
 
 MAGIC = b"SLEEPY\r\n"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 REC_SAMPLE, REC_APPID, REC_MMAP, REC_STATS, REC_CPU_STATS = 1, 2, 3, 4, 5
+REC_CHAIN = 6
 MODE_USER, MODE_KERNEL, MODE_IRQ, MODE_IDLE = 0, 1, 2, 3
-SAMPLE_F_USER_IP = 0x1
-SAMPLE_F_USER_ONLY, SAMPLE_F_NO_WRITE = 0x1, 0x2    # header / config flags
+SAMPLE_F_USER_IP, SAMPLE_F_CHAIN = 0x1, 0x2
+# header / config flags
+SAMPLE_F_USER_ONLY, SAMPLE_F_NO_WRITE, SAMPLE_F_CALLCHAIN = 0x1, 0x2, 0x4
+CHAIN_F_TRUNCATED = 0x1
+USER_STOPS = ("user_stop_depth", "user_stop_not_present",
+              "user_stop_unmapped", "user_stop_not_up")
 ORIGIN_RUNNING, ORIGIN_FORK, ORIGIN_EXEC, ORIGIN_TICK = 0, 1, 2, 3
 APPID_F_KTHREAD, APPID_F_IDLE = 0x1, 0x2
 NO_PARENT = 0xFFFFFFFF
@@ -47,6 +56,10 @@ REC_HDR = struct.Struct("<HH")
 SAMPLE = struct.Struct("<HHBBHIIIQQ")
 SAMPLE_SIZE = SAMPLE.size                           # 36
 SAMPLE_USER_IP_SIZE = SAMPLE_SIZE + 8               # 44
+SAMPLE_CHAIN_SIZE = SAMPLE_SIZE + 4                 # 40
+# struct sleepy_rec_chain: hdr, cpu, nr_kernel, nr_user, id, flags, reserved
+CHAIN = struct.Struct("<HHHBBIB3x")
+CHAIN_SIZE = CHAIN.size                             # 16
 # struct sleepy_rec_appid: hdr, appid, instance, pid, parent_appid, origin,
 # flags, name_len, path_len, reserved, time_ns
 APPID = struct.Struct("<HHIIIIBBHHHQ")
@@ -55,8 +68,9 @@ APPID_SIZE = APPID.size                             # 36
 # build_id_len, build_id, reserved, path_len
 MMAP = struct.Struct("<HHIIQQQQB20sBH")
 MMAP_SIZE = MMAP.size                               # 68
-# struct sample_stats (natural alignment, no padding): version 2, 128 bytes.
-# A kernel may write the first SAMPLE_STATS_SIZE_VER0 (120) bytes only.
+# struct sample_stats (natural alignment, no padding): 176 bytes (version
+# 2's kernels: the first 128). A kernel may write the first
+# SAMPLE_STATS_SIZE_VER0 (120) bytes only.
 STATS_FIELDS = [
     ("nr_cpus", "I"), ("appids", "I"),
     ("samples_taken", "Q"), ("samples_written", "Q"),
@@ -67,10 +81,12 @@ STATS_FIELDS = [
     ("buffers_hwm", "I"),
     ("irq_ns_total", "Q"), ("irq_ns_max", "Q"), ("irq_calls", "Q"),
     ("dropped_max_size", "Q"),
-]
+    ("chains_defined", "Q"), ("chains_truncated", "Q"),
+] + [(name, "Q") for name in USER_STOPS]
 SAMPLE_STATS = struct.Struct("<" + "".join(t for _, t in STATS_FIELDS))
-SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 128
+SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 176
 SAMPLE_STATS_SIZE_VER0 = 120
+SAMPLE_STATS_SIZE_V2 = 128                          # version 2's kernels
 # struct sleepy_rec_stats: hdr, reserved, stats_size, stats
 STATS_HDR = struct.Struct("<HHHH")
 STATS_SIZE = STATS_HDR.size + SAMPLE_STATS_SIZE     # 136
@@ -80,9 +96,11 @@ CPU_STATS_FIELDS = [
     ("dropped_no_buffer", "Q"), ("dropped_no_appid", "Q"),
     ("skipped_not_user", "Q"), ("irq_ns_total", "Q"), ("irq_ns_max", "Q"),
     ("irq_calls", "Q"),
-]
+    ("chains_defined", "Q"), ("chains_truncated", "Q"),
+] + [(name, "Q") for name in USER_STOPS]
 CPU_STATS = struct.Struct("<HH" + "".join(t for _, t in CPU_STATS_FIELDS))
-CPU_STATS_SIZE = CPU_STATS.size                     # 68
+CPU_STATS_SIZE = CPU_STATS.size                     # 116
+CPU_STATS_SIZE_V2 = 68                              # version 2's
 # Version 1's struct sample_stats (376 bytes): size first, appids after
 # first_write_error, no buffers_hwm nor dropped_max_size, then
 # buffers_hwm[64].
@@ -129,15 +147,31 @@ def record(rtype, payload=b"", size=None):
 
 
 def sample(appid, ip, *, mode=MODE_USER, cpu=0, pid=0, tid=0, time_ns=0,
-           user_ip=None, flags=None, size=None):
-    """A sample: 36 bytes, or 44 with user_ip (which sets the flag unless
-    flags is given)."""
+           user_ip=None, chain=None, flags=None, size=None):
+    """A sample: 36 bytes, 44 with user_ip, 4 more with a chain id (each
+    sets its flag unless flags is given)."""
     if flags is None:
-        flags = SAMPLE_F_USER_IP if user_ip is not None else 0
+        flags = (SAMPLE_F_USER_IP if user_ip is not None else 0) | \
+            (SAMPLE_F_CHAIN if chain is not None else 0)
     tail = b"" if user_ip is None else struct.pack("<Q", user_ip)
+    if chain is not None:
+        tail += struct.pack("<I", chain)
     n = SAMPLE_SIZE + len(tail)
     return SAMPLE.pack(REC_SAMPLE, n if size is None else size, mode, flags,
                        cpu, appid, pid, tid, time_ns, ip) + tail
+
+
+def chain_record(cpu, chain_id, *, kernel=(), user=(), flags=0, size=None,
+                 nr_kernel=None, nr_user=None):
+    """A CHAIN record (version 3): the callers of a sample's IP, innermost
+    first, kernel frames then user frames. nr_kernel, nr_user and size
+    override the record's fields."""
+    frames = list(kernel) + list(user)
+    n = CHAIN_SIZE + 8 * len(frames)
+    return CHAIN.pack(REC_CHAIN, n if size is None else size, cpu,
+                      len(kernel) if nr_kernel is None else nr_kernel,
+                      len(user) if nr_user is None else nr_user, chain_id,
+                      flags) + struct.pack(f"<{len(frames)}Q", *frames)
 
 
 def appid_record(appid, name, *, instance=0, pid=0, path="",
@@ -197,6 +231,8 @@ def stats_record(*, version=FORMAT_VERSION, struct_bytes=None,
     else:
         body = SAMPLE_STATS.pack(*_values(STATS_FIELDS, fields,
                                           {"nr_cpus": 2}))
+        if version == 2:
+            body = body[:SAMPLE_STATS_SIZE_V2]
     if struct_bytes is not None:
         body = body[:struct_bytes].ljust(struct_bytes, b"\0")
     if stats_size is None:
@@ -206,19 +242,21 @@ def stats_record(*, version=FORMAT_VERSION, struct_bytes=None,
                           stats_size) + body
 
 
-def cpu_stats_record(cpu, *, size=None, **fields):
-    """A CPU_STATS record (version 2 on); fields are struct
-    sleepy_rec_cpu_stats members, 0 by default."""
+def cpu_stats_record(cpu, *, version=FORMAT_VERSION, size=None, **fields):
+    """A CPU_STATS record (version 2 on; 68 bytes in version 2, 116 from
+    version 3); fields are struct sleepy_rec_cpu_stats members, 0 by
+    default."""
     fields["cpu"] = cpu
-    return CPU_STATS.pack(REC_CPU_STATS,
-                          CPU_STATS_SIZE if size is None else size,
-                          *_values(CPU_STATS_FIELDS, fields, {}))
+    n = CPU_STATS_SIZE_V2 if version == 2 else CPU_STATS_SIZE
+    return CPU_STATS.pack(REC_CPU_STATS, n if size is None else size,
+                          *_values(CPU_STATS_FIELDS, fields, {}))[:n]
 
 
 # The figures a CPU_STATS record has, and how the STATS record has them:
 # summed over the CPUs, or the largest.
 CPU_SUMS = ("samples_taken", "dropped_no_buffer", "dropped_no_appid",
-            "skipped_not_user", "irq_ns_total", "irq_calls")
+            "skipped_not_user", "irq_ns_total", "irq_calls",
+            "chains_defined", "chains_truncated") + USER_STOPS
 CPU_MAXES = ("buffers_hwm", "irq_ns_max")
 
 
@@ -263,7 +301,11 @@ class SessionFile:
     def mmap(self, appid, start, length, **kw):
         return self.add(mmap_record(appid, start, length, **kw))
 
+    def chain(self, cpu, chain_id, **kw):
+        return self.add(chain_record(cpu, chain_id, **kw))
+
     def cpu_stats(self, cpu, **kw):
+        kw.setdefault("version", self.version)
         return self.add(cpu_stats_record(cpu, **kw))
 
     def stats(self, *, cpus=None, **kw):

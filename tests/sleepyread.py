@@ -3,10 +3,13 @@
 The struct layouts come from sleepyfile.py (which follows the uapi header);
 this reader is deliberately simple and strict: it is the ground truth the
 tests compare the kernel's output and parse's reports with. It reads
-format versions 1 and 2; stats is the STATS record as version 2's struct
-sample_stats either way (from version 1: buffers_hwm the largest of its
-per-CPU array, dropped_max_size 0), cpu_stats version 2's CPU_STATS
-records.
+format versions 1 to 3; stats is the STATS record as version 3's struct
+sample_stats in every version (fields a version lacks are 0; from version
+1: buffers_hwm the largest of its per-CPU array), cpu_stats the CPU_STATS
+records likewise. A sample with a call chain gets "chain": the callers of
+its IP, innermost first, as a dict (kernel, user: lists of addresses;
+truncated), or None when its CHAIN record is not in the file; chains are
+checked to come before their samples, once per (cpu, id).
 """
 import re
 from dataclasses import dataclass, field
@@ -22,6 +25,7 @@ class Session:
     mmaps: list = field(default_factory=list)
     stats: dict = None
     cpu_stats: list = field(default_factory=list)  # dicts, in CPU order
+    chains: dict = field(default_factory=dict)     # (cpu, id) -> dict
 
     def by_name(self, name):
         """Appid records of a binary name, ordered by instance."""
@@ -41,7 +45,7 @@ def read(path):
                        "flags", "reserved", "start_realtime_ns",
                        "start_mono_ns", "release", "machine", "reserved2"), h))
     assert header["magic"] == sf.MAGIC, "bad magic"
-    assert header["version"] in (1, 2), header["version"]
+    assert header["version"] in (1, 2, 3), header["version"]
     header["release"] = header["release"].split(b"\0")[0].decode()
     s = Session(header)
     off = header["header_size"]
@@ -50,17 +54,9 @@ def read(path):
         assert size >= sf.REC_HDR.size and off + size <= len(data), \
             f"bad record at {off}"
         if rtype == sf.REC_SAMPLE:
-            (_, _, mode, flags, cpu, appid, pid, tid, t,
-             ip) = sf.SAMPLE.unpack_from(data, off)
-            rec = dict(mode=mode, flags=flags, cpu=cpu, appid=appid, pid=pid,
-                       tid=tid, time_ns=t, ip=ip, user_ip=None, offset=off)
-            if flags & sf.SAMPLE_F_USER_IP:
-                assert size == sf.SAMPLE_USER_IP_SIZE
-                rec["user_ip"] = int.from_bytes(
-                    data[off + sf.SAMPLE_SIZE:off + size], "little")
-            else:
-                assert size == sf.SAMPLE_SIZE
-            s.samples.append(rec)
+            s.samples.append(_sample(s, data, off, size))
+        elif rtype == sf.REC_CHAIN and header["version"] >= 3:
+            _chain(s, data, off, size)
         elif rtype == sf.REC_APPID:
             (_, _, appid, inst, pid, parent, origin, flags, nlen, plen, _,
              t) = sf.APPID.unpack_from(data, off)
@@ -80,9 +76,12 @@ def read(path):
                                 build_id=bid[:idlen].hex(),
                                 path=data[p:p + plen].decode()))
         elif rtype == sf.REC_CPU_STATS and header["version"] >= 2:
-            assert size == sf.CPU_STATS_SIZE, f"CPU_STATS of {size} bytes"
+            want = sf.CPU_STATS_SIZE_V2 if header["version"] == 2 else \
+                sf.CPU_STATS_SIZE
+            assert size == want, f"CPU_STATS of {size} bytes"
             assert s.stats is None, "CPU_STATS after STATS"
-            vals = sf.CPU_STATS.unpack_from(data, off)[2:]
+            vals = sf.CPU_STATS.unpack(
+                data[off:off + size].ljust(sf.CPU_STATS_SIZE, b"\0"))[2:]
             rec = dict(zip((n for n, _ in sf.CPU_STATS_FIELDS), vals))
             assert rec["cpu"] < header["nr_cpus"], rec
             assert not s.cpu_stats or rec["cpu"] > s.cpu_stats[-1]["cpu"]
@@ -93,8 +92,37 @@ def read(path):
     return s
 
 
+def _sample(s, data, off, size):
+    (_, _, mode, flags, cpu, appid, pid, tid, t,
+     ip) = sf.SAMPLE.unpack_from(data, off)
+    rec = dict(mode=mode, flags=flags, cpu=cpu, appid=appid, pid=pid,
+               tid=tid, time_ns=t, ip=ip, user_ip=None, offset=off)
+    p = off + sf.SAMPLE_SIZE
+    if flags & sf.SAMPLE_F_USER_IP:
+        rec["user_ip"] = int.from_bytes(data[p:p + 8], "little")
+        p += 8
+    if flags & sf.SAMPLE_F_CHAIN:
+        assert s.header["version"] >= 3
+        rec["chain_id"] = int.from_bytes(data[p:p + 4], "little")
+        rec["chain"] = s.chains.get((cpu, rec["chain_id"]))
+        p += 4
+    assert p == off + size, f"sample of {size} bytes at {off}"
+    return rec
+
+
+def _chain(s, data, off, size):
+    (_, _, cpu, nk, nu, cid, flags) = sf.CHAIN.unpack_from(data, off)
+    assert size == sf.CHAIN_SIZE + 8 * (nk + nu), f"CHAIN at {off}"
+    assert cpu < s.header["nr_cpus"] and cid, f"CHAIN at {off}"
+    assert (cpu, cid) not in s.chains, f"chain {cid} of CPU {cpu} twice"
+    frames = list(sf.struct.unpack_from(f"<{nk + nu}Q", data,
+                                        off + sf.CHAIN_SIZE))
+    s.chains[(cpu, cid)] = dict(kernel=frames[:nk], user=frames[nk:],
+                                truncated=bool(flags & sf.CHAIN_F_TRUNCATED))
+
+
 def _stats(data, off, size, version):
-    """A STATS record's struct sample_stats, as version 2's."""
+    """A STATS record's struct sample_stats, as version 3's."""
     _, _, _, stats_size = sf.STATS_HDR.unpack_from(data, off)
     body = data[off + sf.STATS_HDR.size:off + sf.STATS_HDR.size + stats_size]
     assert sf.STATS_HDR.size + stats_size <= size, "stats_size too big"
@@ -105,8 +133,8 @@ def _stats(data, off, size, version):
         st = dict(zip(names, vals))
         del st["size"]
         hwm = vals[len(names):][:min(st["nr_cpus"], sf.STATS_MAX_CPUS_V1)]
-        st.update(buffers_hwm=max(hwm, default=0), dropped_max_size=0)
-        return st
+        st.update(buffers_hwm=max(hwm, default=0))
+        return {n: st.get(n, 0) for n, _ in sf.STATS_FIELDS}
     assert stats_size >= sf.SAMPLE_STATS_SIZE_VER0
     body = body[:sf.SAMPLE_STATS_SIZE].ljust(sf.SAMPLE_STATS_SIZE, b"\0")
     return dict(zip((n for n, _ in sf.STATS_FIELDS),

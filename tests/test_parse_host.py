@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import sleepyfile as sf
-from conftest import UAPI
+from conftest import UAPI, run
 
 MODES = {"user": sf.MODE_USER, "kernel": sf.MODE_KERNEL, "irq": sf.MODE_IRQ,
          "idle": sf.MODE_IDLE}
@@ -35,24 +35,6 @@ def out_dir(user_build):
     from this tree into a temporary OUT."""
     user_build("parse", "all")
     return user_build("syscalls-user", "all", "host")
-
-
-def run(binary, *args, stdin=None, timeout=60):
-    return subprocess.run([str(binary), *map(str, args)], capture_output=True,
-                          text=True, errors="replace", timeout=timeout,
-                          input=stdin)
-
-
-@pytest.fixture
-def parse(parse_bin, tmp_path):
-    """parse(data_or_SessionFile, *args): run parse on a file of data."""
-    def _parse(data, *args):
-        if isinstance(data, sf.SessionFile):
-            data = data.data()
-        path = tmp_path / "session.bin"
-        path.write_bytes(data)
-        return run(parse_bin, *args, path)
-    return _parse
 
 
 def has_interp(path):
@@ -71,11 +53,21 @@ def test_guest_binaries_are_static_and_host_parse_runs(out_dir):
     assert run(out_dir / "host" / "parse", "--help").returncode == 0
 
 
+def member(name):
+    """The C member of a field sleepyfile.py names: user_stop_X is
+    user_stops[SLEEPY_USER_STOP_X]."""
+    if name in sf.USER_STOPS:
+        return f"user_stops[{sf.USER_STOPS.index(name)}]"
+    return name
+
+
 def test_python_layout_matches_the_uapi_header(tmp_path):
     """sleepyfile.py's record layouts are the C header's: every field of
-    struct sample_stats and struct sleepy_rec_cpu_stats at its offset."""
-    fields = [("struct sample_stats", n) for n, _ in sf.STATS_FIELDS] + \
-        [("struct sleepy_rec_cpu_stats", n) for n, _ in sf.CPU_STATS_FIELDS]
+    struct sample_stats and struct sleepy_rec_cpu_stats at its offset (the
+    user walks' stops, named one by one here, are an array there)."""
+    fields = [("struct sample_stats", member(n)) for n, _ in sf.STATS_FIELDS]
+    fields += [("struct sleepy_rec_cpu_stats", member(n))
+               for n, _ in sf.CPU_STATS_FIELDS]
     offsets = "".join(f"\tP(offsetof({t}, {n}));\n" for t, n in fields)
     src = tmp_path / "layout.c"
     src.write_text(r"""
@@ -100,13 +92,23 @@ int main(void)
 	P(sizeof(struct sample_stats));
 	P(SAMPLE_STATS_SIZE_VER0);
 	P(SAMPLE_STATS_SIZE_VER1);
+	P(SAMPLE_STATS_SIZE_VER2);
 	P(sizeof(struct sleepy_rec_cpu_stats));
+	P(sizeof(struct sleepy_rec_chain));
+	P(offsetof(struct sleepy_rec_chain, id));
+	P(offsetof(struct sleepy_rec_chain, flags));
 	P(sizeof(struct sample_config));
 	P(SAMPLE_CONFIG_SIZE_VER0);
 	P(SAMPLE_CONFIG_SIZE_VER1);
+	P(SAMPLE_CONFIG_SIZE_VER2);
 	P(offsetof(struct sample_config, max_size));
+	P(offsetof(struct sample_config, callchain_depth));
 	P(SLEEPY_FORMAT_VERSION);
 	P(SLEEPY_REC_CPU_STATS);
+	P(SLEEPY_REC_CHAIN);
+	P(SLEEPY_SAMPLE_F_CHAIN);
+	P(SAMPLE_F_CALLCHAIN);
+	P(SLEEPY_CHAIN_F_TRUNCATED);
 """ + offsets + """	return 0;
 }
 """)
@@ -144,24 +146,39 @@ int main(void)
     assert got["offsetof(struct sleepy_rec_stats, stats)"] == \
         sf.STATS_HDR.size
     assert got["sizeof(struct sample_stats)"] == sf.SAMPLE_STATS_SIZE == \
-        got["SAMPLE_STATS_SIZE_VER1"]
+        got["SAMPLE_STATS_SIZE_VER2"]
+    assert got["SAMPLE_STATS_SIZE_VER1"] == sf.SAMPLE_STATS_SIZE_V2 == \
+        off("<", sf.STATS_FIELDS, "chains_defined")
     assert got["SAMPLE_STATS_SIZE_VER0"] == sf.SAMPLE_STATS_SIZE_VER0 == \
         off("<", sf.STATS_FIELDS, "dropped_max_size")
     assert got["sizeof(struct sleepy_rec_cpu_stats)"] == sf.CPU_STATS_SIZE
+    assert off("<HH", sf.CPU_STATS_FIELDS, "chains_defined") == \
+        sf.CPU_STATS_SIZE_V2
+    assert got["sizeof(struct sleepy_rec_chain)"] == sf.CHAIN_SIZE
+    assert got["offsetof(struct sleepy_rec_chain, id)"] == \
+        struct.calcsize("<HHHBB")
+    assert got["offsetof(struct sleepy_rec_chain, flags)"] == \
+        struct.calcsize("<HHHBBI")
     assert got["sizeof(struct sample_config)"] == \
+        got["SAMPLE_CONFIG_SIZE_VER2"] == 32
+    assert got["offsetof(struct sample_config, callchain_depth)"] == \
         got["SAMPLE_CONFIG_SIZE_VER1"] == 24
     assert got["offsetof(struct sample_config, max_size)"] == \
         got["SAMPLE_CONFIG_SIZE_VER0"] == 16
     assert got["SLEEPY_FORMAT_VERSION"] == sf.FORMAT_VERSION
     assert got["SLEEPY_REC_CPU_STATS"] == sf.REC_CPU_STATS
+    assert got["SLEEPY_REC_CHAIN"] == sf.REC_CHAIN
+    assert got["SLEEPY_SAMPLE_F_CHAIN"] == sf.SAMPLE_F_CHAIN
+    assert got["SAMPLE_F_CALLCHAIN"] == sf.SAMPLE_F_CALLCHAIN
+    assert got["SLEEPY_CHAIN_F_TRUNCATED"] == sf.CHAIN_F_TRUNCATED
     # struct sample_stats has natural alignment; its fields need no
     # padding, which the packed format string assumes.
     for n, _ in sf.STATS_FIELDS:
-        assert got[f"offsetof(struct sample_stats, {n})"] == \
+        assert got[f"offsetof(struct sample_stats, {member(n)})"] == \
             off("<", sf.STATS_FIELDS, n), n
     for n, _ in sf.CPU_STATS_FIELDS:
-        assert got[f"offsetof(struct sleepy_rec_cpu_stats, {n})"] == \
-            off("<HH", sf.CPU_STATS_FIELDS, n), n
+        assert got[f"offsetof(struct sleepy_rec_cpu_stats, {member(n)})"] \
+            == off("<HH", sf.CPU_STATS_FIELDS, n), n
 
 
 def test_version_1_stats_layout():
@@ -490,17 +507,17 @@ def test_no_stats_record_parses_with_a_warning(parse):
 
 def strip_versions(j):
     """A JSON report without what tells the versions apart: the version
-    and the CPU_STATS records (version 2 only)."""
+    and the CPU_STATS records (version 2 on)."""
     del j["session"]["version"]
     return {k: v for k, v in j.items() if k != "cpu_stats"}
 
 
-def test_versions_1_and_2_report_the_same(parse):
-    """The same session written as format version 1 and version 2: every
+def test_versions_1_to_3_report_the_same(parse):
+    """The same session written as format versions 1, 2 and 3: every
     report is the same, but for the version and the CPU_STATS records."""
     import json
     got = {}
-    for v in (1, 2):
+    for v in (1, 2, 3):
         text = parse(session(version=v), "--mode", "all")
         csv_ = parse(session(version=v), "--format", "csv", "--by",
                      "appid-eip", "--mode", "all")
@@ -508,8 +525,12 @@ def test_versions_1_and_2_report_the_same(parse):
         for r in (text, csv_, js):
             assert r.returncode == 0 and r.stderr == "", (v, r.stderr)
         got[v] = (text.stdout, csv_.stdout, json.loads(js.stdout))
-    (t1, c1, j1), (t2, c2, j2) = got[1], got[2]
-    assert c1 == c2
+    (t1, c1, j1), (t2, c2, j2), (t3, c3, j3) = got[1], got[2], got[3]
+    assert c1 == c2 == c3 and t2 == t3
+    assert j2["cpu_stats"] == j3["cpu_stats"]
+    assert j3["session"]["version"] == 3
+    assert strip_versions(j3) == strip_versions(dict(j2, session=dict(
+        j2["session"])))
     records = re.compile(r"^records .*\n", re.M)
     assert records.search(t1).group() == "records       42 samples, 6 " \
         "appids, 1 mmaps, 0 cpu stats, 1 stats, 0 unknown\n"
@@ -551,7 +572,8 @@ def test_statistics_in_every_output(parse, tmp_path):
     assert j["cpu_stats"][2] == dict(
         cpu=2, buffers_hwm=5, samples_taken=3, dropped_no_buffer=0,
         dropped_no_appid=0, skipped_not_user=7, irq_ns_total=0,
-        irq_ns_max=9, irq_calls=3)
+        irq_ns_max=9, irq_calls=3, chains_defined=0, chains_truncated=0,
+        **{n: 0 for n in sf.USER_STOPS})
     db = tmp_path / "s.db"
     assert parse(f, "--sqlite", db).returncode == 0
     con = sqlite3.connect(db)
@@ -784,7 +806,7 @@ def test_bad_magic(parse):
     assert_format_error(parse(b"\0" * 1000), 0, "magic")
 
 
-@pytest.mark.parametrize("version", [0, 3, 0xFFFFFFFF])
+@pytest.mark.parametrize("version", [0, 4, 0xFFFFFFFF])
 def test_unknown_version(parse, version):
     f = sf.SessionFile(version=version)
     f.sample(1, 1)
@@ -842,8 +864,17 @@ def bad_record_file(rec):
      "range (120..128)"),
     (sf.stats_record(version=2, stats_size=129), "stats_size 129 out of "
      "range (120..128)"),
-    (sf.cpu_stats_record(0, size=67) + b"\0", "cpu stats record of 67 bytes "
-     "is shorter than its 68-byte fixed part"),
+    (sf.cpu_stats_record(0, size=115) + b"\0", "cpu stats record of 115 "
+     "bytes is shorter than its 116-byte fixed part"),
+    (sf.sample(1, 0x10, flags=sf.SAMPLE_F_CHAIN), "sample (with a chain "
+     "id) record of 36 bytes is shorter than its 40-byte fixed part"),
+    (sf.sample(1, 0x10, user_ip=5, flags=3), "shorter than its 48-byte"),
+    (sf.chain_record(0, 1, size=15) + b"\0", "chain record of 15 bytes is "
+     "shorter than its 16-byte fixed part"),
+    (sf.chain_record(0, 1, kernel=[1, 2], nr_user=1), "chain record of 32 "
+     "bytes is shorter than its 3 frames"),
+    (sf.chain_record(2, 1), "chain record: cpu 2 out of range"),
+    (sf.chain_record(0, 0), "chain record: id 0"),
     (sf.cpu_stats_record(2), "cpu stats record: cpu 2 out of range (the "
      "header has 2 CPUs)"),
     (sf.cpu_stats_record(0xFFFFFFFF), "cpu 4294967295 out of range"),
@@ -851,6 +882,26 @@ def bad_record_file(rec):
 def test_bad_records(parse, rec, what):
     f, off = bad_record_file(rec)
     assert_format_error(parse(f), off, what)
+
+
+def test_version_2_cpu_stats_are_68_bytes(parse):
+    """Version 2's CPU_STATS records have no chain figures: 68 bytes are
+    whole, 67 are short; and version 2 knows no CHAIN record (skipped as
+    unknown)."""
+    f = sf.SessionFile(version=2, nr_cpus=1)
+    f.sample(1, 0x10)
+    f.add(sf.chain_record(0, 0))
+    f.stats(samples_taken=1, samples_written=1)
+    r = parse(f, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    import json
+    j = json.loads(r.stdout)
+    assert j["cpu_stats"][0]["samples_taken"] == 1
+    assert ", 1 unknown\n" in parse(f).stdout
+    f = sf.SessionFile(version=2, nr_cpus=1)
+    off = f.add(sf.cpu_stats_record(0, version=2, size=67) + b"\0")
+    assert_format_error(parse(f), off, "cpu stats record of 67 bytes is "
+                        "shorter than its 68-byte fixed part")
 
 
 def test_name_without_nul_at_the_end_of_the_file(parse):
@@ -969,6 +1020,13 @@ def test_sample_start_rejects_bad_numbers(host_tools, opt, val):
     (["-o", ""], "-o: empty path"),
     (["--bogus"], "--bogus: unknown option"),
     (["extra"], "extra: unexpected argument"),
+    (["--callchain=128"], "--callchain: 128 is out of range (1..127"),
+    (["--callchain=x"], "--callchain: invalid number 'x'"),
+    (["--callchain", "8"], "8: unexpected argument"),
+    (["--callchains"], "--callchains: unknown option"),
+    # The largest chain record (16 + 63 x 8) and its sample (40 bytes).
+    (["--callchain", "--buffer-size", "559"], "--buffer-size: 559 bytes "
+     "cannot hold a call chain of 64 frames with its sample (560 bytes)"),
 ])
 def test_sample_start_usage_errors(faked, args, what):
     """Refused by the tool itself: one line, status 2, no system call."""
@@ -980,12 +1038,12 @@ def test_sample_start_usage_errors(faked, args, what):
 
 
 @pytest.mark.parametrize("possible, size, ok", [
-    # 180 + 1000 x 68 + 136 + 32768 = 101084 bytes on 1000 CPU ids.
+    # 180 + 1000 x 116 + 184 + 32768 = 149132 bytes on 1000 CPU ids.
     ("0-999\n", "64K", False),
-    ("0-999\n", "101083", False),
-    ("0-999\n", "101084", True),
-    ("0-499,512-999\n", "101083", False),     # a hole: still 1000 ids
-    ("0,2-998,999\n", "101084", True),
+    ("0-999\n", "149131", False),
+    ("0-999\n", "149132", True),
+    ("0-499,512-999\n", "149131", False),     # a hole: still 1000 ids
+    ("0,2-998,999\n", "149132", True),
     ("0-1\n", "64K", True),
     ("junk\n", "64K", True),                  # unknown: the kernel judges
 ])
@@ -999,12 +1057,12 @@ def test_sample_start_max_size_holds_the_statistics(faked, possible, size,
                     possible=possible)
     if ok:
         assert r.returncode == 0, r.stderr
-        assert call[-1] == str(sf_size(size))
+        assert call[-2] == str(sf_size(size))
     else:
         assert r.returncode == 2 and call is None
         assert r.stderr == (
             f"sample_start: --max-size: {sf_size(size)} is below the minimum "
-            "of 101084 bytes on 1000 CPUs (the file header and statistics "
+            "of 149132 bytes on 1000 CPUs (the file header and statistics "
             "records, plus 32768)\n")
 
 
@@ -1068,7 +1126,9 @@ static void fill_stats(struct sample_stats *s)
 		F(skipped_not_user) F(bytes_written) F(write_errors)
 		F(first_write_error) F(meta_dropped) F(pids_mapped)
 		F(buffers_hwm) F(irq_ns_total) F(irq_ns_max) F(irq_calls)
-		F(dropped_max_size)
+		F(dropped_max_size) F(chains_defined) F(chains_truncated)
+		if (!strncmp(tok, "user_stops", 10))
+			s->user_stops[tok[10] - '0'] = x;
 	}
 	free(v);
 }
@@ -1087,9 +1147,9 @@ long syscall(long nr, ...)
 			va_arg(ap, const struct sample_config *);
 		size_t size = va_arg(ap, size_t);
 
-		fprintf(log, "%s %zu %u %u %u %u %llu\n", path, size,
+		fprintf(log, "%s %zu %u %u %u %u %llu %u\n", path, size,
 			c->flags, c->nr_buffers, c->buffer_size, c->max_appids,
-			(unsigned long long)c->max_size);
+			(unsigned long long)c->max_size, c->callchain_depth);
 	} else if (nr == __NR_sample_stop) {
 		struct sample_stats *s = va_arg(ap, struct sample_stats *);
 		size_t size = va_arg(ap, size_t);
@@ -1149,21 +1209,28 @@ def faked(host_tools, fake_syscalls, tmp_path):
 @pytest.mark.parametrize("args, call", [
     (["-o", "{tmp}/x", "--buffers", "8", "--buffer-size", "4K",
       "--max-appids", "100", "--user-only", "--no-write"],
-     ["{tmp}/x", "24", "3", "8", "4096", "100", "0"]),
+     ["{tmp}/x", "32", "3", "8", "4096", "100", "0", "0"]),
     (["--output=rel/p", "--buffers=0", "--buffer-size=2m", "--user-only"],
-     ["rel/p", "24", "1", "0", "2097152", "0", "0"]),
+     ["rel/p", "32", "1", "0", "2097152", "0", "0", "0"]),
     (["-o{tmp}/p", "--buffers", "4096", "--buffer-size", "64K"],
-     ["{tmp}/p", "24", "0", "4096", "65536", "0", "0"]),
+     ["{tmp}/p", "32", "0", "4096", "65536", "0", "0", "0"]),
     # --max-size: its smallest value, suffixes as powers of 1024, 0 (no
     # limit), and a value past 32 bits.
     (["-o{tmp}/p", "--max-size", "64K"],
-     ["{tmp}/p", "24", "0", "0", "0", "0", "65536"]),
+     ["{tmp}/p", "32", "0", "0", "0", "0", "65536", "0"]),
     (["-o{tmp}/p", "--max-size=3m", "--max-appids", "16"],
-     ["{tmp}/p", "24", "0", "0", "0", "16", "3145728"]),
+     ["{tmp}/p", "32", "0", "0", "0", "16", "3145728", "0"]),
     (["-o{tmp}/p", "--max-size", "5G"],
-     ["{tmp}/p", "24", "0", "0", "0", "0", "5368709120"]),
+     ["{tmp}/p", "32", "0", "0", "0", "0", "5368709120", "0"]),
     (["-o{tmp}/p", "--max-size", "65536", "--max-size", "0"],
-     ["{tmp}/p", "24", "0", "0", "0", "0", "0"]),
+     ["{tmp}/p", "32", "0", "0", "0", "0", "0", "0"]),
+    # --callchain: the flag, and the depth (0: the kernel's default).
+    (["-o{tmp}/p", "--callchain"],
+     ["{tmp}/p", "32", "4", "0", "0", "0", "0", "0"]),
+    (["-o{tmp}/p", "--callchain=127", "--user-only"],
+     ["{tmp}/p", "32", "5", "0", "0", "0", "0", "127"]),
+    (["-o{tmp}/p", "--callchain=1", "--buffer-size", "256"],
+     ["{tmp}/p", "32", "4", "0", "256", "0", "0", "1"]),
 ])
 def test_sample_start_passes_the_configuration(faked, tmp_path, args, call):
     """Paths in tmp_path: sample_start also copies /proc/kallsyms to
@@ -1194,8 +1261,8 @@ def test_sample_start_default_path(faked):
             side.unlink()
     assert r.returncode == 0, r.stderr
     # The size argument is sizeof(struct sample_config),
-    # SAMPLE_CONFIG_SIZE_VER1.
-    assert got == ["/var/log/samples", "24", "0", "0", "0", "0", "0"]
+    # SAMPLE_CONFIG_SIZE_VER2.
+    assert got == ["/var/log/samples", "32", "0", "0", "0", "0", "0", "0"]
     assert r.stderr == "" or r.stderr.startswith("sample_start: ")
 
 
@@ -1380,12 +1447,36 @@ def test_sample_stop_write_errors(faked):
 
 
 def test_sample_stop_passes_its_stats_size(faked):
-    """sizeof(struct sample_stats), SAMPLE_STATS_SIZE_VER1; the fake fails
+    """sizeof(struct sample_stats), SAMPLE_STATS_SIZE_VER2; the fake fails
     the call with EFAULT for any other size."""
     r, call = faked("sample_stop", stats="nr_cpus=300")
     assert r.returncode == 0, r.stderr
-    assert call == ["stop", "128"]
+    assert call == ["stop", "176"]
     assert "(300 CPUs)" in r.stdout
+    assert "call chains" not in r.stdout
+
+
+def test_sample_stop_shows_the_call_chains(faked):
+    """A session with call chains: its chain records, truncations and the
+    user walks' stops, by cause, in the table and in JSON."""
+    import json
+    stats = ("samples_taken=200 samples_written=200 chains_defined=12 "
+             "chains_truncated=5 user_stops0=5 user_stops1=1 "
+             "user_stops2=3 user_stops3=40")
+    r, _ = faked("sample_stop", stats=stats)
+    assert r.returncode == 0, r.stderr
+    for label, v in [("call chains recorded", "12"),
+                     ("chains cut at the depth", "5 +2.50%"),
+                     ("user walk stop: depth", "5 +2.50%"),
+                     ("user walk stop: not present", "1 +0.50%"),
+                     ("user walk stop: unmapped", "3 +1.50%"),
+                     ("user walk stop: not up", "40 +20.00%")]:
+        assert re.search(rf"^  {label} +{v}$", r.stdout, re.M), label
+    r, _ = faked("sample_stop", "--json", stats=stats)
+    j = json.loads(r.stdout)
+    assert (j["chains_defined"], j["chains_truncated"], j["user_stop_depth"],
+            j["user_stop_not_present"], j["user_stop_unmapped"],
+            j["user_stop_not_up"]) == (12, 5, 5, 1, 3, 40)
 
 
 def test_sample_stop_counts_max_size_drops_in_the_accounting(faked):
@@ -1408,3 +1499,19 @@ def test_sample_stop_errors(faked, err, message):
     assert r.returncode == 1
     assert r.stdout == ""
     assert r.stderr == message
+
+
+@pytest.mark.parametrize("flags, shown", [
+    (0, "none"), (sf.SAMPLE_F_USER_ONLY, "user-only"),
+    (sf.SAMPLE_F_USER_ONLY | sf.SAMPLE_F_NO_WRITE, "user-only,no-write"),
+    (sf.SAMPLE_F_CALLCHAIN, "callchain"),
+    (sf.SAMPLE_F_CALLCHAIN | 0x30, "callchain,0x30"), (0x80000000,
+                                                       "0x80000000"),
+])
+def test_header_flags_are_named(parse, flags, shown):
+    """The session's flags by name, and a later kernel's bits in hex."""
+    f = sf.SessionFile(flags=flags)
+    f.sample(1, 0x10)
+    r = parse(f)
+    assert r.returncode == 0
+    assert re.search(rf"^kernel .*, flags {shown}$", r.stdout, re.M)

@@ -42,7 +42,7 @@ def seeds():
         f.sample(i, 0x7f0000000100 + i * 0x10000, cpu=i, pid=200 + i)
     out.append(("many", f.data()))
 
-    # Version 2's statistics: CPU_STATS records (CPU 1 of 4 missing), a
+    # Statistics: CPU_STATS records (CPU 1 of 4 missing), a
     # STATS record of SAMPLE_STATS_SIZE_VER0 bytes.
     f = sf.SessionFile(nr_cpus=4)
     f.sample(1, 0x401000, cpu=3)
@@ -60,6 +60,28 @@ def seeds():
     f.stats(samples_taken=1, samples_written=1, appids=1,
             buffers_hwm=[1, 3])
     out.append(("version-1", f.data()))
+
+    # Version 3's call chains: kernel and user frames, a truncated chain,
+    # an empty one, a sample whose chain was lost, chain statistics.
+    f = sf.SessionFile(nr_cpus=2, flags=sf.SAMPLE_F_CALLCHAIN)
+    f.appid(1, "loop", pid=100, path="/usr/bin/loop")
+    f.chain(0, 1, user=[0x401100, 0x401200])
+    f.sample(1, 0x401000, pid=100, chain=1)
+    f.chain(1, 1, kernel=[0xffffffff81000100], user=[0x401004, 0x401100],
+            flags=sf.CHAIN_F_TRUNCATED)
+    f.sample(1, 0xffffffff81000000, mode=sf.MODE_KERNEL, cpu=1, chain=1)
+    f.chain(0, 2)
+    f.sample(1, 0x401000, chain=2)
+    f.sample(1, 0x401000, chain=9)
+    f.stats(samples_taken=4, samples_written=4, chains_defined=3,
+            chains_truncated=1, user_stop_not_up=1)
+    out.append(("chains", f.data()))
+
+    # Version 2: 68-byte CPU_STATS, a 128-byte STATS struct.
+    f = sf.SessionFile(version=2, nr_cpus=2)
+    f.sample(1, 0x401000)
+    f.stats(samples_taken=1, samples_written=1)
+    out.append(("version-2", f.data()))
     return out
 
 

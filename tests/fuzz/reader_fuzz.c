@@ -62,7 +62,8 @@ static void check_cpu_stats(const struct sleepy_file_header *h,
 {
 	struct sleepy_cpu_stats c;
 
-	CHECK(rec->size >= SLEEPY_CPU_STATS_SIZE);
+	CHECK(rec->size >= (h->version < 3 ? SLEEPY_CPU_STATS_V2_SIZE :
+			    SLEEPY_CPU_STATS_SIZE));
 	sleepy_get_cpu_stats(rec, &c);
 	CHECK(!o->stats_seen);
 	CHECK(c.cpu < h->nr_cpus);
@@ -70,7 +71,25 @@ static void check_cpu_stats(const struct sleepy_file_header *h,
 	o->last_cpu = c.cpu;
 	sink += c.buffers_hwm + c.samples_taken + c.dropped_no_buffer +
 		c.dropped_no_appid + c.skipped_not_user + c.irq_ns_total +
-		c.irq_ns_max + c.irq_calls;
+		c.irq_ns_max + c.irq_calls + c.chains_defined +
+		c.chains_truncated;
+	for (int i = 0; i < SLEEPY_USER_STOPS; i++)
+		sink += c.user_stops[i];
+}
+
+static void check_chain(const struct sleepy_file_header *h,
+			const struct sleepy_record *rec, struct order *o)
+{
+	struct sleepy_chain c;
+
+	(void)o;
+	CHECK(rec->size >= SLEEPY_CHAIN_SIZE);
+	sleepy_get_chain(rec, &c);
+	CHECK(c.cpu < h->nr_cpus && c.id != 0);
+	CHECK(SLEEPY_CHAIN_SIZE + (c.nr_kernel + c.nr_user) * 8u <= rec->size);
+	for (size_t i = 0; i < (size_t)c.nr_kernel + c.nr_user; i++)
+		sink += sleepy_chain_frame(&c, i);
+	sink += c.flags;
 }
 
 static void check_stats(const struct sleepy_file_header *h,
@@ -96,6 +115,10 @@ static void check_sample(const struct sleepy_file_header *h,
 	sleepy_get_sample(rec, &s);
 	if (s.flags & SLEEPY_SAMPLE_F_USER_IP)
 		CHECK(rec->size >= SLEEPY_SAMPLE_UIP_SIZE);
+	if (s.flags & SLEEPY_SAMPLE_F_CHAIN)
+		CHECK(rec->size >= SLEEPY_SAMPLE_SIZE + 4 +
+		      (s.flags & SLEEPY_SAMPLE_F_USER_IP ? 8 : 0));
+	sink += s.chain;
 	CHECK(sleepy_sample_mode(rec) == s.mode);
 	CHECK(sleepy_sample_appid(rec) == s.appid);
 	CHECK(sleepy_sample_ip(rec) == s.ip);
@@ -146,6 +169,7 @@ static const check_fn checks[] = {
 	[SLEEPY_REC_MMAP] = check_mmap,
 	[SLEEPY_REC_STATS] = check_stats,
 	[SLEEPY_REC_CPU_STATS] = check_cpu_stats,
+	[SLEEPY_REC_CHAIN] = check_chain,
 };
 
 static void check_record(const struct sleepy_file_header *h,
