@@ -24,9 +24,11 @@
 #include <string.h>
 
 #include "annotate.h"
+#include "calltree.h"
 #include "filters.h"
 #include "plot.h"
 #include "sqlout.h"
+#include "treeout.h"
 #include "writer.h"
 
 #define PROG "parse"
@@ -43,6 +45,8 @@ struct state {
 	struct session s;
 	struct count_table counts;	/* every key field the pass kept */
 	struct count_table report;	/* the reports' (or counts itself) */
+	struct chain_table chains;	/* the call-chain views': */
+	struct count_table stacks;	/* (ip, appid, chain) -> samples */
 	struct appid_table appids;
 	struct maps maps;
 	struct strtab names;
@@ -94,9 +98,12 @@ static void count_session(struct state *st)
 {
 	const struct options *o = &st->o;
 	struct count_mask *rm = &st->keys, m;
+	const bool stacks = options_stacks(o);
 	const struct session_out out = {
 		&st->counts, &st->appids, &st->maps, &st->names,
+		stacks ? &st->chains : NULL, stacks ? &st->stacks : NULL,
 	};
+	uint64_t total;
 
 	*rm = fields_need(st->fields);	/* what the reports need */
 	if (o->app || o->appid || o->annotate)
@@ -107,6 +114,8 @@ static void count_session(struct state *st)
 	if (o->sqlite)
 		m = (struct count_mask){ UINT64_MAX, UINT64_MAX, UINT64_MAX };
 	if (counts_init(&st->counts) || strtab_init(&st->names))
+		die_nomem();
+	if (stacks && (chains_init(&st->chains) || counts_init(&st->stacks)))
 		die_nomem();
 	appids_init(&st->appids);
 	maps_init(&st->maps);
@@ -120,6 +129,8 @@ static void count_session(struct state *st)
 		die_nomem();
 	session_warnings(o->file, &st->s, &st->appids);
 	if (filters_apply(o, &st->appids, &st->counts, &st->total))
+		die_nomem();
+	if (stacks && filters_apply(o, &st->appids, &st->stacks, &total))
 		die_nomem();
 	filters_describe(o, st->filters, sizeof(st->filters));
 	st->report = st->counts;	/* the same table: freed once */
@@ -136,7 +147,7 @@ static void load_symbols(struct state *st)
 	int rc;
 
 	st->symbols = fields_with(st->fields, FIELD_SYMBOLS) || o->sqlite ||
-		o->annotate;
+		o->annotate || options_stacks(o);
 	if (!st->symbols)
 		return;
 	if (strcmp(o->file, "-")) {
@@ -222,6 +233,56 @@ static void write_reports(struct state *st, const struct count_entry *e)
 	report_free(&reps[0]);
 }
 
+/* The call tree of the stacks (callee first if inverted). */
+static void build_tree(struct state *st, struct calltree *t, bool inverted)
+{
+	const struct stack_source src = {
+		&st->sym, &st->appids, &st->chains, &st->names,
+		st->o.fields == FB(F_APP),
+	};
+	struct tree_frame f[STACK_MAX_FRAMES], r[STACK_MAX_FRAMES];
+	struct count_entry *e = counts_entries(&st->stacks);
+	int n;
+
+	if (!e || calltree_init(t))
+		die_nomem();
+	for (size_t i = 0; i < st->stacks.used; i++) {
+		n = stack_frames(&src, &e[i], f);
+		if (n < 0)
+			die_nomem();
+		for (int k = 0; inverted && k < n; k++)
+			r[k] = f[n - 1 - k];
+		if (calltree_add(t, inverted ? r : f, (size_t)n, e[i].count))
+			die_nomem();
+	}
+	free(e);
+}
+
+/* The call-chain views: the text tree, or the folded stacks. */
+static void write_stacks(struct state *st)
+{
+	const struct options *o = &st->o;
+	const struct run run = {
+		stdout, o, &st->s, &st->ks, st->symbols, st->filters,
+		st->total,
+	};
+	char mode[32], title[64];
+	struct calltree t;
+
+	build_tree(st, &t, o->inverted);
+	if (o->format == FORMAT_FOLDED) {
+		if (tree_print_folded(stdout, &t, &st->names))
+			die_nomem();
+	} else {
+		snprintf(title, sizeof(title), "Call tree, %s",
+			 options_mode_title(o, mode, sizeof(mode)));
+		text_writer.begin(&run);
+		tree_print_text(stdout, &t, &st->names, &(struct tree_text){
+			title, o->min_percent, o->inverted });
+	}
+	calltree_free(&t);
+}
+
 static void write_sqlite(struct state *st)
 {
 	const struct sqlite_in in = {
@@ -247,6 +308,10 @@ static void free_state(struct state *st)
 	free(st->sidecar);
 	if (st->o.sqlite)
 		counts_free(&st->report);
+	if (options_stacks(&st->o)) {
+		counts_free(&st->stacks);
+		chains_free(&st->chains);
+	}
 	counts_free(&st->counts);
 	appids_free(&st->appids);
 	maps_free(&st->maps);
@@ -273,6 +338,8 @@ int main(int argc, char **argv)
 		die_nomem();
 	if (st.o.annotate) {
 		annotate(&st, e);
+	} else if (options_stacks(&st.o)) {
+		write_stacks(&st);
 	} else {
 		write_reports(&st, e);
 		if (st.o.sqlite)

@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"usage: parse [--by FIELDS] [filters] [--format text|csv|json] [--top N]\n"
 	"             [--symfs DIR] [--kallsyms FILE | --vmlinux FILE]\n"
 	"             [--sqlite OUT.db] [--plot OUT.svg] [--annotate SYMBOL]\n"
-	"             FILE\n"
+	"             [--tree [--inverted] [--min-percent P]] FILE\n"
 	"\n"
 	"Report the samples of a sleepy session file (\"-\" reads standard\n"
 	"input). Without --by, the SLEEPY paper's two reports: samples per\n"
@@ -56,7 +56,15 @@ static const char usage_text[] =
 	"                  start (inclusive) to S seconds (exclusive)\n"
 	"  --top N         print the N rows with the most samples\n"
 	"  --format FMT    text (default: aligned columns with a summary of\n"
-	"                  the session), csv or json\n"
+	"                  the session), csv, json, or folded (the call\n"
+	"                  chains as folded stacks for flame graphs:\n"
+	"                  app;outermost;...;leaf COUNT, kernel frames _[k])\n"
+	"  --tree          the call tree of the call chains, top-down from\n"
+	"                  the application (appid, or app with --by app),\n"
+	"                  with total and self samples per frame\n"
+	"  --inverted      --tree bottom-up: each function, then its callers\n"
+	"  --min-percent P --tree: leave out nodes under P%% of the samples\n"
+	"                  (default 0.5)\n"
 	"  --symfs DIR     look the session's binaries up under DIR\n"
 	"  --kallsyms F    kernel symbols from a /proc/kallsyms copy (default:\n"
 	"                  FILE.kallsyms next to the session file)\n"
@@ -79,12 +87,14 @@ static const char by_list[] = "app, appid, eip, appid-eip, symbol, dso, "
 
 static const char *const format_names[NR_FORMATS] = {
 	[FORMAT_TEXT] = "text", [FORMAT_CSV] = "csv", [FORMAT_JSON] = "json",
+	[FORMAT_FOLDED] = "folded",
 };
 
 enum option_id {
 	OPT_BY = 256, OPT_MODE, OPT_FORMAT, OPT_APP, OPT_APPID, OPT_PID,
 	OPT_CPU, OPT_FROM, OPT_TO, OPT_TOP, OPT_SYMFS, OPT_KALLSYMS,
 	OPT_VMLINUX, OPT_SQLITE, OPT_SLICE_MS, OPT_PLOT, OPT_ANNOTATE,
+	OPT_TREE, OPT_INVERTED, OPT_MIN_PERCENT,
 };
 
 static const struct option options[] = {
@@ -105,6 +115,9 @@ static const struct option options[] = {
 	{ "slice-ms", required_argument, NULL, OPT_SLICE_MS },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "annotate", required_argument, NULL, OPT_ANNOTATE },
+	{ "tree", no_argument, NULL, OPT_TREE },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -112,6 +125,13 @@ static const struct option options[] = {
 /* Options that exclude each other (like util-linux's ul_excl_t). */
 static const int exclusive[][2] = {
 	{ OPT_KALLSYMS, OPT_VMLINUX },
+	{ OPT_TREE, OPT_SQLITE }, { OPT_TREE, OPT_PLOT },
+	{ OPT_TREE, OPT_ANNOTATE },
+};
+
+/* Options that need another: { option, what it needs }. */
+static const int needs[][2] = {
+	{ OPT_INVERTED, OPT_TREE }, { OPT_MIN_PERCENT, OPT_TREE },
 };
 
 #define SEEN(id)	(1u << ((id) - OPT_BY))
@@ -160,6 +180,19 @@ static uint64_t seconds(const char *opt, const char *v)
 	if (!*v || *end || errno || !(x >= 0) || x > 1e9)
 		die(2, "%s: invalid number of seconds '%s'", opt, v);
 	return (uint64_t)(x * 1e9 + 0.5);
+}
+
+/* A percentage, 0 to 100. */
+static double percent(const char *opt, const char *v)
+{
+	double x;
+	char *end;
+
+	errno = 0;
+	x = strtod(v, &end);
+	if (!*v || *end || errno || !(x >= 0) || x > 100)
+		die(2, "%s: invalid percentage '%s' (0 to 100)", opt, v);
+	return x;
 }
 
 /* --by's comma-separated list: its fields, normalized. */
@@ -273,6 +306,15 @@ static void set_option(struct options *o, int id, const char *opt,
 		if (!o->top)
 			die(2, "%s: must be at least 1", opt);
 		break;
+	case OPT_TREE:
+		o->tree = true;
+		break;
+	case OPT_INVERTED:
+		o->inverted = true;
+		break;
+	case OPT_MIN_PERCENT:
+		o->min_percent = percent(opt, v);
+		break;
 	case OPT_SLICE_MS:
 		o->slice_ns = number(opt, v, 86400000ull) * 1000000ull;
 		if (!o->slice_ns)
@@ -328,6 +370,22 @@ static void add_file(struct options *o, const char *arg)
 	o->file = arg;
 }
 
+/* The call-chain views: text trees or folded stacks, by app or appid. */
+static void check_stacks(const struct options *o)
+{
+	if (!options_stacks(o))
+		return;
+	if (o->tree && o->format != FORMAT_TEXT)
+		die(2, "--tree: prints text (--format folded writes the "
+		    "stacks)");
+	if (o->fields && o->fields != FB(F_APP) && o->fields != FB(F_APPID))
+		die(2, "--by: the call chains' views start at the application: "
+		    "app or appid only");
+	if (o->sqlite || o->plot || o->annotate)
+		die(2, "--format folded: not with --sqlite, --plot or "
+		    "--annotate");
+}
+
 /* What can only be checked once every option is read. */
 static void check_options(struct options *o, unsigned int seen)
 {
@@ -348,6 +406,11 @@ static void check_options(struct options *o, unsigned int seen)
 			die(2, "--%s and --%s exclude each other",
 			    option_name(exclusive[i][0]),
 			    option_name(exclusive[i][1]));
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
+		if ((seen & SEEN(needs[i][0])) && !(seen & SEEN(needs[i][1])))
+			die(2, "--%s needs --%s", option_name(needs[i][0]),
+			    option_name(needs[i][1]));
+	check_stacks(o);
 	if (o->have_from && o->have_to && o->to_ns <= o->from_ns)
 		die(2, "--to must be after --from");
 	if (!o->have_to)
@@ -366,6 +429,7 @@ struct options options_parse(int argc, char **argv)
 	struct options o = {
 		.mode = SLEEPY_MODE_USER, .format = FORMAT_TEXT,
 		.pid = -1, .cpu = -1, .slice_ns = 100000000ull,
+		.min_percent = 0.5,
 	};
 	unsigned int seen = 0;
 	char opt[32];

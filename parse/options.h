@@ -16,6 +16,7 @@ enum format {
 	FORMAT_TEXT,
 	FORMAT_CSV,
 	FORMAT_JSON,
+	FORMAT_FOLDED,		/* the call chains' folded stacks */
 	NR_FORMATS,
 };
 
@@ -34,7 +35,15 @@ struct options {
 	const char *symfs, *kallsyms, *vmlinux;
 	const char *sqlite, *plot, *annotate;
 	uint64_t slice_ns;
+	bool tree, inverted;	/* --tree, --inverted */
+	double min_percent;	/* --tree: nodes under it left out */
 };
+
+/* Whether the output is a call-chain view (--tree, --format folded). */
+static inline bool options_stacks(const struct options *o)
+{
+	return o->tree || o->format == FORMAT_FOLDED;
+}
 
 /* The options of argv; exits on --help and on errors. */
 struct options options_parse(int argc, char **argv);

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/* calltree: stacks merged into a call tree; see calltree.h. */
+#include "calltree.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+
+static uint64_t node_hash(uint32_t parent, const struct tree_frame *f)
+{
+	uint64_t h = ((uint64_t)parent << 32 | f->name) * 0x9e3779b97f4a7c15ull;
+
+	h ^= ((uint64_t)f->dso << 8 | f->kind) * 0xbf58476d1ce4e5b9ull;
+	return h ^ h >> 29;
+}
+
+static bool same_frame(const struct tree_frame *a, const struct tree_frame *b)
+{
+	return a->name == b->name && a->dso == b->dso && a->kind == b->kind;
+}
+
+static int reindex(struct calltree *t, size_t nslots)
+{
+	uint32_t *index = calloc(nslots, sizeof(*index));
+
+	if (!index)
+		return -1;
+	free(t->index);
+	t->index = index;
+	t->mask = nslots - 1;
+	for (uint32_t i = 1; i < t->n; i++) {
+		size_t j = node_hash(t->v[i].parent, &t->v[i].f) & t->mask;
+
+		while (t->index[j])
+			j = (j + 1) & t->mask;
+		t->index[j] = i;
+	}
+	return 0;
+}
+
+int calltree_init(struct calltree *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->v = calloc(256, sizeof(*t->v));
+	if (!t->v || reindex(t, 512)) {
+		calltree_free(t);
+		return -1;
+	}
+	t->cap = 256;
+	t->n = 1;		/* the root */
+	return 0;
+}
+
+void calltree_free(struct calltree *t)
+{
+	free(t->v);
+	free(t->index);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The child of parent for frame f, made if new; 0 when out of memory. */
+static uint32_t child(struct calltree *t, uint32_t parent,
+		      const struct tree_frame *f)
+{
+	size_t j = node_hash(parent, f) & t->mask;
+	struct tnode *p, *c;
+	void *v;
+
+	for (; t->index[j]; j = (j + 1) & t->mask) {
+		c = &t->v[t->index[j]];
+		if (c->parent == parent && same_frame(&c->f, f))
+			return t->index[j];
+	}
+	if (t->n >= UINT32_MAX || 2 * (t->n + 1) > t->mask + 1)
+		return t->n < UINT32_MAX && !reindex(t, 2 * (t->mask + 1)) ?
+		       child(t, parent, f) : 0;
+	v = array_room(t->v, &t->cap, t->n, sizeof(*t->v), 256);
+	if (!v)
+		return 0;
+	t->v = v;
+	c = &t->v[t->n];
+	p = &t->v[parent];
+	*c = (struct tnode){ .parent = parent, .next = p->child, .f = *f };
+	p->child = (uint32_t)t->n;
+	t->index[j] = (uint32_t)t->n;
+	return (uint32_t)t->n++;
+}
+
+int calltree_add(struct calltree *t, const struct tree_frame *f, size_t n,
+		 uint64_t count)
+{
+	uint32_t node = 0;
+
+	t->v[0].total += count;
+	for (size_t i = 0; i < n; i++) {
+		node = child(t, node, &f[i]);
+		if (!node)
+			return -1;
+		t->v[node].total += count;
+	}
+	t->v[node].self += count;
+	return 0;
+}
+
+/* ------------------------------------------------------------ stacks */
+
+/* The application's frame: "name#instance", or with by_app "name". */
+static int app_frame(const struct stack_source *src, uint32_t appid,
+		     struct tree_frame *f)
+{
+	const struct appid_info *a = appids_find(src->appids, appid);
+	char buf[300];
+
+	if (!a)
+		snprintf(buf, sizeof(buf), "?appid=%" PRIu32, appid);
+	else if (src->by_app)
+		snprintf(buf, sizeof(buf), "%s", a->name);
+	else
+		snprintf(buf, sizeof(buf), "%s#%" PRIu32, a->name,
+			 a->instance);
+	*f = (struct tree_frame){ .name = strtab_intern(src->names, buf),
+				  .kind = FRAME_APP };
+	return f->name == STRTAB_NOMEM ? -1 : 0;
+}
+
+/* The frame of address ip (a return address: ret) of the appid. */
+static int addr_frame(const struct stack_source *src, uint32_t appid,
+		      uint64_t ip, bool ret, struct tree_frame *f)
+{
+	struct symres s;
+
+	if (symbolize(src->sym, appid, ret ? ip - 1 : ip, &s))
+		return -1;
+	f->name = s.sym;
+	f->dso = s.dso;
+	f->kind = ip >= KERNEL_IP_MIN ? FRAME_KERNEL : FRAME_USER;
+	return 0;
+}
+
+int stack_frames(const struct stack_source *src, const struct count_entry *e,
+		 struct tree_frame *out)
+{
+	const uint32_t appid = CE_APPID(e), id = (uint32_t)e->b;
+	const struct chain *c = chain_get(src->chains, id);
+	const uint64_t *fr = chain_frames(src->chains, id);
+	const bool kernel_ip = e->ip >= KERNEL_IP_MIN;
+	size_t n = 0, nc = (size_t)c->nr_kernel + c->nr_user;
+
+	if (app_frame(src, appid, &out[n++]))
+		return -1;
+	/* The chain, outermost first: user frames, then kernel frames. A
+	 * kernel sample's first user frame is where it left user mode. */
+	for (size_t i = nc; i-- > 0;) {
+		bool ret = i >= c->nr_kernel ?
+			   !(kernel_ip && i == c->nr_kernel) : true;
+
+		if (addr_frame(src, appid, fr[i], ret, &out[n++]))
+			return -1;
+	}
+	if (addr_frame(src, appid, e->ip, false, &out[n++]))
+		return -1;
+	return (int)n;
+}

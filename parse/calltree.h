@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * calltree: sampled stacks merged into a call tree, as the IP.com
+ * disclosure describes: each stack, root first, goes down the tree from
+ * the root, one node per frame, and adds its samples to every node it
+ * passes (total) and to the last (self). A frame is a name of a kind
+ * (the application, a user or kernel function, and later logical
+ * frames), so the tree takes frames from any source.
+ *
+ * stack_frames() makes a session's stacks into frames: the application
+ * (its appid, or with by_app its name), then the user frames outermost
+ * first, then the kernel frames, down to the sampled function. Return
+ * addresses are looked up one byte back, in the call instruction.
+ */
+#ifndef SLEEPY_PARSE_CALLTREE_H
+#define SLEEPY_PARSE_CALLTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "appids.h"
+#include "chains.h"
+#include "counts.h"
+#include "strtab.h"
+#include "symbolize.h"
+
+enum frame_kind {
+	FRAME_APP,
+	FRAME_USER,
+	FRAME_KERNEL,
+	FRAME_LOGICAL,
+	NR_FRAME_KINDS,
+};
+
+struct tree_frame {
+	uint32_t name;		/* strtab id of what is shown */
+	uint32_t dso;		/* strtab id; 0: none */
+	uint8_t kind;		/* enum frame_kind */
+};
+
+/* The most frames of a stack: the application, a chain and the IP. */
+#define STACK_MAX_FRAMES	(2 + 2 * UINT8_MAX)
+
+struct tnode {
+	uint32_t parent;	/* the root's is itself (0) */
+	uint32_t child;		/* the first child, 0: none */
+	uint32_t next;		/* the next sibling, 0: none */
+	struct tree_frame f;
+	uint64_t self, total;
+};
+
+struct calltree {
+	struct tnode *v;	/* v[0]: the root, which has no frame */
+	size_t n, cap;
+	uint32_t *index;	/* (parent, frame) -> node, 0 free */
+	size_t mask;
+};
+
+int calltree_init(struct calltree *t);
+void calltree_free(struct calltree *t);
+/* Add count samples of the stack of n frames, root first. 0 or -1. */
+int calltree_add(struct calltree *t, const struct tree_frame *f, size_t n,
+		 uint64_t count);
+
+struct stack_source {
+	struct symbolizer *sym;
+	const struct appid_table *appids;
+	const struct chain_table *chains;
+	struct strtab *names;
+	bool by_app;		/* the root's frames: apps, not appids */
+};
+
+/*
+ * The frames of a stacks entry (ip, a: appid, b: chain id), root first,
+ * into out (STACK_MAX_FRAMES); how many, or -1 when out of memory.
+ */
+int stack_frames(const struct stack_source *src, const struct count_entry *e,
+		 struct tree_frame *out);
+
+#endif /* SLEEPY_PARSE_CALLTREE_H */

@@ -1,0 +1,227 @@
+"""Host-side tests of parse's call-chain views (--tree, --format folded):
+no VM. tests/progs/calltree.c is built here; a synthetic session maps it
+as the kernel would, and its chains hold the program's real return
+addresses (the instruction after each call, from objdump), so that every
+frame's function is known.
+
+    /usr/bin/python3 -m pytest tests/test_parse_stacks.py
+"""
+import re
+import subprocess
+
+import pytest
+
+import sleepyfile as sf
+from conftest import TOP
+
+KSYMS = """ffffffff81000000 T entry_SYSCALL_64
+ffffffff81001000 T do_syscall_64
+ffffffff81002000 T ksys_read
+ffffffff81003000 T read_iter_zero
+ffffffff81004000 T _etext
+"""
+
+
+@pytest.fixture(scope="module")
+def prog(tmp_path_factory):
+    """calltree, built static with frame pointers; its functions' return
+    addresses: ret[(caller, callee)] is the address after caller's call
+    of callee."""
+    d = tmp_path_factory.mktemp("calltree")
+    exe = d / "calltree"
+    subprocess.run(["gcc", "-std=c11", "-O1", "-g", "-fno-omit-frame-pointer",
+                    "-static", "-o", str(exe),
+                    str(TOP / "tests" / "progs" / "calltree.c")], check=True)
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(exe)],
+                         capture_output=True, text=True, check=True).stdout
+    ret, func, prev = {}, None, None
+    for line in dis.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(\w+)>:$", line)
+        if m:
+            func = m.group(1)
+            continue
+        m = re.match(r"^\s+([0-9a-f]+):\s+(\w+)\s*(.*)$", line)
+        if not m:
+            continue
+        addr = int(m.group(1), 16)
+        if prev:
+            ret.setdefault(prev, addr)
+            prev = None
+        c = re.search(r"call\s+[0-9a-f]+ <(\w+)>", line)
+        if c and func in ("main", "a", "b", "c"):
+            prev = (func, c.group(1))
+    syms = {}
+    for line in subprocess.run(["nm", str(exe)], capture_output=True,
+                               text=True, check=True).stdout.splitlines():
+        p = line.split()
+        if len(p) == 3:
+            syms[p[2]] = int(p[0], 16)
+    return exe, ret, syms
+
+
+def session(prog, *, nr_cpus=2):
+    """A call-chain session of calltree (appid 1, pid 100), its text
+    mapped as the kernel records it."""
+    exe, _, _ = prog
+    f = sf.SessionFile(nr_cpus=nr_cpus, hz=1000, flags=sf.SAMPLE_F_CALLCHAIN)
+    f.appid(1, "calltree", pid=100, path=str(exe))
+    f.mmap(1, 0x401000, 0x100000, pid=100, pgoff=0x1000, path=str(exe))
+    return f
+
+
+def tree_session(prog):
+    """30 samples in leaf by main -> a -> b, 10 by main -> c (the latter
+    on both CPUs, so that equal chains of different CPUs merge), one in
+    main whose chain is lost. (run_tree is inlined into main.)"""
+    _, ret, syms = prog
+    f = session(prog)
+    f.chain(0, 1, user=[ret[("b", "leaf")], ret[("a", "b")],
+                        ret[("main", "a")]])
+    f.chain(0, 2, user=[ret[("c", "leaf")], ret[("main", "c")]])
+    f.chain(1, 5, user=[ret[("c", "leaf")], ret[("main", "c")]])
+    leaf = syms["leaf"] + 8
+    for _ in range(30):
+        f.sample(1, leaf, pid=100, chain=1)
+    for cpu, chain in ((0, 2), (1, 5)):
+        for _ in range(5):
+            f.sample(1, leaf, pid=100, cpu=cpu, chain=chain)
+    f.sample(1, syms["main"] + 4, pid=100, chain=99)
+    f.stats(samples_taken=41, samples_written=41, chains_defined=3)
+    return f
+
+
+def test_tree_top_down(parse, prog):
+    r = parse(tree_session(prog), "--tree")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "chains lost   1 samples' CHAIN records are missing" in r.stdout
+    body = r.stdout.split("Call tree, user mode: 41 samples; nodes under "
+                          "0.5% left out\n")[1]
+    assert body.splitlines() == [
+        "   total      self    samples  frame",
+        " 100.00%     0.00%         41  calltree#0",
+        " 100.00%     2.44%         41    main",
+        "  73.17%     0.00%         30      a",
+        "  73.17%     0.00%         30        b",
+        "  73.17%    73.17%         30          leaf",
+        "  24.39%     0.00%         10      c",
+        "  24.39%    24.39%         10        leaf",
+    ]
+
+
+def test_folded(parse, prog):
+    r = parse(tree_session(prog), "--format", "folded")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert r.stdout.splitlines() == [
+        "calltree#0;main 1",
+        "calltree#0;main;a;b;leaf 30",
+        "calltree#0;main;c;leaf 10",
+    ]
+    # --by app: the application's name, all instances together.
+    r = parse(tree_session(prog), "--format", "folded", "--by", "app")
+    assert r.stdout.splitlines()[0] == "calltree;main 1"
+
+
+def test_inverted_and_pruned(parse, prog):
+    r = parse(tree_session(prog), "--tree", "--inverted", "--min-percent",
+              "5")
+    assert r.returncode == 0, r.stderr
+    body = r.stdout.split("nodes under 5% left out\n")[1].splitlines()
+    assert body == [
+        "   total      self    samples  callee, then its callers",
+        "  97.56%     0.00%         40  leaf",
+        "  73.17%     0.00%         30    b",
+        "  73.17%     0.00%         30      a",
+        "  73.17%     0.00%         30        main",
+        "  73.17%    73.17%         30          calltree#0",
+        "  24.39%     0.00%         10    c",
+        "  24.39%     0.00%         10      main",
+        "  24.39%    24.39%         10        calltree#0",
+    ]
+    r = parse(tree_session(prog), "--tree", "--inverted", "--min-percent",
+              "0")
+    assert "nodes under" not in r.stdout
+    assert "   2.44%     0.00%          1  main\n" in r.stdout
+
+
+def test_kernel_frames_then_user_frames(parse, prog, tmp_path):
+    """A kernel sample: the user frames (where it left user mode, then
+    return addresses) come first, the kernel frames after, marked."""
+    _, ret, syms = prog
+    f = session(prog)
+    f.chain(0, 1, kernel=[0xffffffff81002010, 0xffffffff81001010,
+                          0xffffffff81000050],
+            user=[syms["zero_reader"] + 9, ret[("main", "a")]])
+    for _ in range(4):
+        f.sample(1, 0xffffffff81003004, mode=sf.MODE_KERNEL, pid=100,
+                 chain=1)
+    f.stats(samples_taken=4, samples_written=4)
+    ks = tmp_path / "k.kallsyms"
+    ks.write_text(KSYMS)
+    r = parse(f, "--format", "folded", "--mode", "kernel", "--kallsyms", ks)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("calltree#0;main;zero_reader;entry_SYSCALL_64_[k];"
+                        "do_syscall_64_[k];ksys_read_[k];read_iter_zero_[k]"
+                        " 4\n")
+    r = parse(f, "--tree", "--mode", "kernel", "--kallsyms", ks)
+    assert "              read_iter_zero [k]\n" in r.stdout
+
+
+def test_without_chains_every_view_has_one_frame(parse, prog):
+    """Samples without chains (a session without --callchain, or a
+    version 2 file): each stack is the application and the sampled
+    function."""
+    _, _, syms = prog
+    for version in (2, 3):
+        f = sf.SessionFile(version=version)
+        exe = prog[0]
+        f.appid(1, "calltree", pid=100, path=str(exe))
+        f.mmap(1, 0x401000, 0x100000, pid=100, pgoff=0x1000, path=str(exe))
+        for _ in range(3):
+            f.sample(1, syms["leaf"] + 8, pid=100)
+        f.sample(1, syms["c"] + 1, pid=100)
+        r = parse(f, "--format", "folded")
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == "calltree#0;c 1\ncalltree#0;leaf 3\n", version
+
+
+def test_filters_apply_to_stacks(parse, prog):
+    f = tree_session(prog)
+    f.appid(2, "other", pid=200)
+    f.sample(2, 0x1234, pid=200)
+    r = parse(f, "--format", "folded", "--app", "calltree")
+    assert "other" not in r.stdout and r.stdout.count("\n") == 3
+    r = parse(f, "--format", "folded", "--pid", "200")
+    assert r.stdout.startswith("other#0;[unknown]+0x1234 1")
+    r = parse(f, "--format", "folded", "--cpu", "1")
+    assert r.stdout == "calltree#0;main;c;leaf 5\n"
+
+
+def test_names_never_hold_the_separator(parse, prog):
+    """The application's name is the only one the session gives: a ';'
+    in it would split a frame in two."""
+    _, _, syms = prog
+    f = session(prog)
+    f.appid(3, "a;b c", pid=300)
+    f.sample(3, 0x10, pid=300)
+    r = parse(f, "--format", "folded", "--app", "a;b c")
+    assert r.stdout == "a:b c#0;[unknown]+0x10 1\n", r.stdout
+
+
+@pytest.mark.parametrize("args, what", [
+    (["--inverted"], "--inverted needs --tree"),
+    (["--min-percent", "1"], "--min-percent needs --tree"),
+    (["--tree", "--min-percent", "101"], "--min-percent: invalid "
+     "percentage '101'"),
+    (["--tree", "--min-percent", "x"], "invalid percentage 'x'"),
+    (["--tree", "--format", "csv"], "--tree: prints text"),
+    (["--tree", "--format", "folded"], "--tree: prints text"),
+    (["--tree", "--by", "symbol"], "app or appid only"),
+    (["--format", "folded", "--by", "appid,eip"], "app or appid only"),
+    (["--format", "folded", "--plot", "x.svg"], "not with --sqlite"),
+    (["--tree", "--sqlite", "x.db"], "--tree and --sqlite exclude each "
+     "other"),
+])
+def test_usage_errors(parse, prog, args, what):
+    r = parse(tree_session(prog), *args)
+    assert r.returncode == 2 and what in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1
