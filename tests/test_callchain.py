@@ -1,0 +1,255 @@
+"""Call chains (sample_start --callchain), checked in the VM against the
+programs' own structure: tests/progs/calltree's functions (their ELF
+symbol ranges), the kernel's symbols (the session's kallsyms copy) and
+exact depths. Read with sleepyread, independently of parse.
+
+One boot of the debug kernel (lockdep, KASAN, kmemleak, ...), 2 vCPUs:
+the runner fails it on any splat, so the scenarios that exit threads and
+unmap their stacks mid-sample, and fork and exec, are tests of the
+walkers' safety too.
+"""
+import bisect
+import json
+from pathlib import Path
+
+import pytest
+
+import sleepyfile as sf
+import sleepyread
+from conftest import GUEST_BIN, boot_scenarios, scenario_ok
+
+pytestmark = pytest.mark.vm
+
+CALLTREE = GUEST_BIN / "calltree"
+
+# run NAME OPTIONS CMD...: CMD in a call-chain session of its own, with
+# sample_start's OPTIONS (one word); the session file and its kallsyms
+# copy go to $S, sample_stop's statistics to $S/NAME.stats.
+SCRIPT = r"""
+run() { name=$1; opts=$2; shift 2
+        sample_start -o /var/log/$name.samples $opts || exit 10
+        "$@" > $S/$name.out || exit 12
+        sample_stop --json > $S/$name.stats || exit 11
+        cp /var/log/$name.samples /var/log/$name.samples.kallsyms $S/; }
+
+# Translate the programs' code once before the measured runs (TCG).
+calltree tree 0.1 > /dev/null
+calltree kernel 0.1 > /dev/null
+
+scenario tree <<'EOF'
+run tree --callchain calltree tree 3
+EOF
+
+scenario recurse <<'EOF'
+run recurse --callchain calltree recurse 200 1.5
+EOF
+
+scenario depth8 <<'EOF'
+run depth8 --callchain=8 calltree recurse 20 1
+EOF
+
+scenario kernel <<'EOF'
+run kernel --callchain calltree kernel 2
+EOF
+
+# Without --callchain: no chains, no chain statistics.
+scenario plain <<'EOF'
+run plain --buffers=16 calltree tree 0.5
+EOF
+
+# Threads that exit, and so unmap their stacks, while the tick walks
+# them; processes that fork and exec. Only a splat fails these.
+scenario churn <<'EOF'
+sample_start -o /var/log/churn.samples --callchain || exit 10
+spin -t 8 -s 1 > /dev/null &
+forkstorm 2 1 > /dev/null &
+for i in $(seq 100); do sh -c 'exec loop 10000' > /dev/null; done &
+wait
+sample_stop --json > $S/churn.stats || exit 11
+EOF
+
+# kmemleak reports objects older than 5 s: wait, then scan.
+scenario kmemleak <<'EOF'
+sleep 6
+echo scan > /sys/kernel/debug/kmemleak
+cat /sys/kernel/debug/kmemleak > $S/kmemleak.out
+EOF
+"""
+
+
+@pytest.fixture(scope="module")
+def vm(tmp_path_factory):
+    share = tmp_path_factory.mktemp("callchain")
+    boot_scenarios(SCRIPT, share, smp=2, debug=True, timeout=1500)
+    return share
+
+
+class Symbols:
+    """Function names by address: from nm of a binary, or a kallsyms
+    file; an address's name is the last symbol at or below it."""
+
+    def __init__(self, pairs):
+        pairs = sorted(pairs)
+        self.addrs = [a for a, _ in pairs]
+        self.names = [n for _, n in pairs]
+
+    @classmethod
+    def of_binary(cls, path):
+        import subprocess
+        out = subprocess.run(["nm", "--defined-only", str(path)],
+                             capture_output=True, text=True,
+                             check=True).stdout
+        return cls((int(p[0], 16), p[2]) for p in
+                   (line.split() for line in out.splitlines())
+                   if len(p) == 3 and p[1] in "tTwW")
+
+    @classmethod
+    def of_kallsyms(cls, path):
+        pairs = []
+        for line in Path(path).read_text().splitlines():
+            p = line.split()
+            if len(p) >= 3 and p[1] in "tTwW":
+                pairs.append((int(p[0], 16), p[2]))
+        return cls(pairs)
+
+    def name(self, addr):
+        i = bisect.bisect_right(self.addrs, addr) - 1
+        return self.names[i] if i >= 0 else None
+
+
+def session(vm, name):
+    scenario_ok(vm, name)
+    s = sleepyread.read(vm / f"{name}.samples")
+    stats = json.loads((vm / f"{name}.stats").read_text())
+    return s, stats
+
+
+def program_samples(s, binary="calltree"):
+    appids = [a["appid"] for a in s.appids.values() if a["name"] == binary]
+    return s.samples_of(appids)
+
+
+def user_stack(sample, syms):
+    """The sample's user functions, innermost first: its IP (a user-mode
+    sample's), then the callers (return addresses, looked up one byte
+    back, in the call)."""
+    chain = sample["chain"]
+    frames = [syms.name(sample["ip"])] if sample["mode"] == sf.MODE_USER \
+        else []
+    user = chain["user"]
+    if sample["mode"] != sf.MODE_USER and user:
+        frames.append(syms.name(user[0]))   # where it left user mode
+        user = user[1:]
+    return frames + [syms.name(a - 1) for a in user]
+
+
+def test_known_call_tree(vm):
+    """main calls a -> b -> leaf three times as often as c -> leaf: a's
+    inclusive share is 75% within 3 points, c's 25%; leaf has at least
+    95% of the self samples; main is on every stack of those."""
+    s, stats = session(vm, "tree")
+    syms = Symbols.of_binary(CALLTREE)
+    samples = program_samples(s)
+    assert len(samples) > 1000, len(samples)
+    assert all(x["chain"] is not None for x in samples), \
+        "a sample's CHAIN record is missing"
+    stacks = [user_stack(x, syms) for x in samples]
+    in_leaf = [st for st in stacks if st and st[0] == "leaf"]
+    assert len(in_leaf) >= 0.95 * len(samples), (len(in_leaf), len(samples))
+    assert all("main" in st for st in in_leaf), \
+        [st for st in in_leaf if "main" not in st][:5]
+    share = {f: sum(f in st for st in stacks) / len(stacks)
+             for f in ("a", "b", "c", "main")}
+    assert abs(share["a"] - 0.75) <= 0.03, share
+    assert abs(share["c"] - 0.25) <= 0.03, share
+    assert share["b"] == pytest.approx(share["a"], abs=0.01), share
+    # Every leaf stack is one of the two call paths, from main on.
+    paths = {tuple(st[:st.index("main") + 1]) for st in in_leaf}
+    assert paths <= {("leaf", "b", "a", "main"), ("leaf", "c", "main")}, \
+        paths
+    # A chain is written once per CPU and reused: far fewer chain
+    # records than samples.
+    assert 0 < stats["chains_defined"] <= len(s.samples) // 10, stats
+    assert stats["chains_defined"] == len(s.chains), stats
+    assert stats["chains_truncated"] == 0 and \
+        stats["user_stop_depth"] == 0, stats
+    assert s.header["flags"] & sf.SAMPLE_F_CALLCHAIN
+
+
+def test_recursion_stops_at_the_depth(vm):
+    """rec 200 deep, with the default depth of 64 frames: every chain of
+    the recursion has 63 frames besides the IP, all in rec, and is marked
+    truncated; the statistics count the truncations and the user walks
+    stopped by the depth."""
+    s, stats = session(vm, "recurse")
+    syms = Symbols.of_binary(CALLTREE)
+    samples = [x for x in program_samples(s) if x["mode"] == sf.MODE_USER]
+    deep = [x for x in samples if syms.name(x["ip"]) in ("leaf", "rec")]
+    assert len(deep) >= 0.9 * len(samples) and len(deep) > 500
+    for x in deep:
+        c = x["chain"]
+        assert c["truncated"] and not c["kernel"], c
+        assert len(c["user"]) == 63, len(c["user"])
+        assert {syms.name(a - 1) for a in c["user"]} == {"rec"}
+    assert stats["chains_truncated"] >= len(deep), stats
+    assert stats["user_stop_depth"] >= len(deep), stats
+
+
+def test_a_smaller_depth(vm):
+    """--callchain=8: chains of 7 frames besides the IP, truncated."""
+    s, stats = session(vm, "depth8")
+    syms = Symbols.of_binary(CALLTREE)
+    deep = [x for x in program_samples(s) if x["mode"] == sf.MODE_USER and
+            syms.name(x["ip"]) == "leaf"]
+    assert len(deep) > 300
+    for x in deep:
+        assert len(x["chain"]["user"]) == 7 and x["chain"]["truncated"]
+        assert syms.name(x["chain"]["user"][0] - 1) == "rec"
+
+
+def test_kernel_chains_end_at_the_syscall_entry(vm):
+    """Kernel-mode samples of read() and write() carry kernel chains that
+    end in the system call entry, then go on into the user chain: where
+    the task left user mode, in the C library's wrapper, then main."""
+    s, stats = session(vm, "kernel")
+    syms = Symbols.of_binary(CALLTREE)
+    ksyms = Symbols.of_kallsyms(vm / "kernel.samples.kallsyms")
+    kern = [x for x in program_samples(s) if x["mode"] == sf.MODE_KERNEL]
+    assert len(kern) > 500, len(kern)
+    entry = 0
+    for x in kern:
+        c = x["chain"]
+        assert c is not None and c["kernel"], x
+        outer = ksyms.name(c["kernel"][-1] - 1)
+        entry += outer.startswith("entry_SYSCALL_64")
+        assert c["user"], c
+        assert syms.name(c["user"][0]) in ("read", "__libc_read", "write",
+                                           "__libc_write"), \
+            syms.name(c["user"][0])
+        assert "main" in [syms.name(a - 1) for a in c["user"][1:]], c
+    assert entry >= 0.95 * len(kern), (entry, len(kern))
+    # The functions the kernel spent its time in, by their own names.
+    leaves = {ksyms.name(x["ip"]) for x in kern}
+    assert leaves & {"clear_user_erms", "clear_user", "iov_iter_zero",
+                     "read_iter_zero", "copy_page_to_iter",
+                     "copy_user_enhanced_fast_string",
+                     "copy_user_generic_unrolled",
+                     "copy_user_generic_string"}, leaves
+
+
+def test_no_chains_without_the_option(vm):
+    s, stats = session(vm, "plain")
+    assert s.samples and not s.chains
+    assert all("chain" not in x for x in s.samples)
+    assert stats["chains_defined"] == 0 and stats["chains_truncated"] == 0
+    assert not s.header["flags"] & sf.SAMPLE_F_CALLCHAIN
+
+
+def test_churn_under_the_debug_kernel(vm):
+    """Threads exiting and processes forking and execing while every tick
+    walks their stacks: the accounting stays exact, and (the runner's
+    check) no splat, no leak."""
+    scenario_ok(vm, "churn", "kmemleak")
+    stats = json.loads((vm / "churn.stats").read_text())
+    assert stats["accounting_exact"] and stats["chains_defined"] > 0, stats
+    assert "unreferenced object" not in (vm / "kmemleak.out").read_text()
