@@ -126,13 +126,13 @@ static int app_frame(const struct stack_source *src, uint32_t appid,
 	return f->name == STRTAB_NOMEM ? -1 : 0;
 }
 
-/* The frame of address ip (a return address: ret) of the appid. */
+/* The frame of the address of the appid. */
 static int addr_frame(const struct stack_source *src, uint32_t appid,
-		      uint64_t ip, bool ret, struct tree_frame *f)
+		      uint64_t ip, struct tree_frame *f)
 {
 	struct symres s;
 
-	if (symbolize(src->sym, appid, ret ? ip - 1 : ip, &s))
+	if (symbolize(src->sym, appid, ip, &s))
 		return -1;
 	f->name = s.sym;
 	f->dso = s.dso;
@@ -140,27 +140,35 @@ static int addr_frame(const struct stack_source *src, uint32_t appid,
 	return 0;
 }
 
+size_t stack_addrs(const struct chain_table *chains,
+		   const struct count_entry *e, uint64_t *out)
+{
+	const uint32_t id = (uint32_t)e->b;
+	const struct chain *c = chain_get(chains, id);
+	const uint64_t *fr = chain_frames(chains, id);
+	size_t n = 0;
+
+	out[n++] = e->ip;
+	for (size_t i = 0; i < (size_t)c->nr_kernel + c->nr_user; i++) {
+		/* A kernel sample's first user frame is where it left user
+		 * mode, not a return address. */
+		bool ret = !(e->ip >= KERNEL_IP_MIN && i == c->nr_kernel);
+
+		out[n++] = ret ? fr[i] - 1 : fr[i];
+	}
+	return n;
+}
+
 int stack_frames(const struct stack_source *src, const struct count_entry *e,
 		 struct tree_frame *out)
 {
-	const uint32_t appid = CE_APPID(e), id = (uint32_t)e->b;
-	const struct chain *c = chain_get(src->chains, id);
-	const uint64_t *fr = chain_frames(src->chains, id);
-	const bool kernel_ip = e->ip >= KERNEL_IP_MIN;
-	size_t n = 0, nc = (size_t)c->nr_kernel + c->nr_user;
+	uint64_t addrs[STACK_MAX_FRAMES];
+	size_t n = stack_addrs(src->chains, e, addrs), k = 0;
 
-	if (app_frame(src, appid, &out[n++]))
+	if (app_frame(src, CE_APPID(e), &out[k++]))
 		return -1;
-	/* The chain, outermost first: user frames, then kernel frames. A
-	 * kernel sample's first user frame is where it left user mode. */
-	for (size_t i = nc; i-- > 0;) {
-		bool ret = i >= c->nr_kernel ?
-			   !(kernel_ip && i == c->nr_kernel) : true;
-
-		if (addr_frame(src, appid, fr[i], ret, &out[n++]))
+	while (n-- > 0)
+		if (addr_frame(src, CE_APPID(e), addrs[n], &out[k++]))
 			return -1;
-	}
-	if (addr_frame(src, appid, e->ip, false, &out[n++]))
-		return -1;
-	return (int)n;
+	return (int)k;
 }

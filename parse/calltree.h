@@ -72,6 +72,14 @@ struct stack_source {
 };
 
 /*
+ * The addresses of a stacks entry (ip, a: appid, b: chain id), innermost
+ * first: the IP, then the chain's frames, return addresses one byte back
+ * (in their call). Into out (STACK_MAX_FRAMES); how many.
+ */
+size_t stack_addrs(const struct chain_table *chains,
+		   const struct count_entry *e, uint64_t *out);
+
+/*
  * The frames of a stacks entry (ip, a: appid, b: chain id), root first,
  * into out (STACK_MAX_FRAMES); how many, or -1 when out of memory.
  */

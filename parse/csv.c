@@ -63,7 +63,8 @@ static void csv_report(const struct run *run, const struct report *rep,
 	if (index == 0) {	/* one header for all the reports */
 		for (size_t c = 0; c < n; c++)
 			fprintf(out, "%s%s", c ? "," : "", cols[c].key);
-		fputs(",samples,percent\n", out);
+		fputs(rep->stacks ? ",samples,percent,children,"
+		      "children_percent\n" : ",samples,percent\n", out);
 	}
 	for (size_t i = 0; i < nrows; i++) {
 		const struct row *r = &rep->rows[i];
@@ -74,8 +75,12 @@ static void csv_report(const struct run *run, const struct report *rep,
 			fields_value(&cols[c], rep, r, &v);
 			csv_value(out, &v);
 		}
-		fprintf(out, ",%" PRIu64 ",%.2f\n", r->samples,
+		fprintf(out, ",%" PRIu64 ",%.2f", r->samples,
 			fmt_percent(r->samples, rep->total));
+		if (rep->stacks)
+			fprintf(out, ",%" PRIu64 ",%.2f", r->children,
+				fmt_percent(r->children, rep->total));
+		fputc('\n', out);
 	}
 }
 

@@ -47,6 +47,8 @@ enum field_id {
 /* A row of a report: one distinct key of its grouping, and its samples. */
 struct row {
 	uint64_t samples;
+	uint64_t children;		/* --children: inclusive samples */
+	size_t stamp;			/* --children: the last stack + 1 */
 	uint64_t key[NR_FIELDS];	/* by field: a number or a strtab id */
 	const struct appid_info *info;	/* F_APP, F_APPID: NULL: no record */
 	uint32_t appid;			/* F_APP, F_APPID */

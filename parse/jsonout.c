@@ -144,6 +144,11 @@ static void json_row(struct json *j, const struct report *rep,
 		 reason_name(r->reason) : NULL);
 	json_u64(j, "samples", r->samples);
 	json_fixed(j, "percent", fmt_percent(r->samples, rep->total), 4);
+	if (rep->stacks) {
+		json_u64(j, "children", r->children);
+		json_fixed(j, "children_percent",
+			   fmt_percent(r->children, rep->total), 4);
+	}
 	json_close(j);
 }
 

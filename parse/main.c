@@ -98,7 +98,7 @@ static void count_session(struct state *st)
 {
 	const struct options *o = &st->o;
 	struct count_mask *rm = &st->keys, m;
-	const bool stacks = options_stacks(o);
+	const bool stacks = options_need_stacks(o);
 	const struct session_out out = {
 		&st->counts, &st->appids, &st->maps, &st->names,
 		stacks ? &st->chains : NULL, stacks ? &st->stacks : NULL,
@@ -205,8 +205,11 @@ static void write_reports(struct state *st, const struct count_entry *e)
 	struct report reps[MAX_REPORTS];
 	unsigned int sets[MAX_REPORTS] = { st->fields, FB(F_APPID) };
 	size_t n = !o->fields && o->format != FORMAT_JSON ? 2 : 1;
+	struct count_entry *se = NULL;
 	char title[32], err[512];
 
+	if (o->children && !(se = counts_entries(&st->stacks)))
+		die_nomem();
 	if (w->begin)
 		w->begin(&run);
 	for (size_t i = 0; i < n; i++) {
@@ -221,6 +224,8 @@ static void write_reports(struct state *st, const struct count_entry *e)
 			.top = o->top,
 			.layout = o->format == FORMAT_JSON ? &report_plain :
 				report_layout(sets[i]),
+			.stacks = se, .nstacks = se ? st->stacks.used : 0,
+			.chains = &st->chains,
 		};
 		build(st, &reps[i], e);
 		w->report(&run, &reps[i], i);
@@ -231,6 +236,7 @@ static void write_reports(struct state *st, const struct count_entry *e)
 				  err, sizeof(err)))
 		die(1, "%s", err);
 	report_free(&reps[0]);
+	free(se);
 }
 
 /* The call tree of the stacks (callee first if inverted). */
@@ -308,7 +314,7 @@ static void free_state(struct state *st)
 	free(st->sidecar);
 	if (st->o.sqlite)
 		counts_free(&st->report);
-	if (options_stacks(&st->o)) {
+	if (options_need_stacks(&st->o)) {
 		counts_free(&st->stacks);
 		chains_free(&st->chains);
 	}

@@ -29,7 +29,8 @@ static const char usage_text[] =
 	"usage: parse [--by FIELDS] [filters] [--format text|csv|json] [--top N]\n"
 	"             [--symfs DIR] [--kallsyms FILE | --vmlinux FILE]\n"
 	"             [--sqlite OUT.db] [--plot OUT.svg] [--annotate SYMBOL]\n"
-	"             [--tree [--inverted] [--min-percent P]] FILE\n"
+	"             [--tree [--inverted] [--min-percent P]] [--children]\n"
+	"             FILE\n"
 	"\n"
 	"Report the samples of a sleepy session file (\"-\" reads standard\n"
 	"input). Without --by, the SLEEPY paper's two reports: samples per\n"
@@ -65,6 +66,9 @@ static const char usage_text[] =
 	"  --inverted      --tree bottom-up: each function, then its callers\n"
 	"  --min-percent P --tree: leave out nodes under P%% of the samples\n"
 	"                  (default 0.5)\n"
+	"  --children      add each row's inclusive samples (with callers'\n"
+	"                  rows), by the call chains, and sort by them; by\n"
+	"                  symbol without --by\n"
 	"  --symfs DIR     look the session's binaries up under DIR\n"
 	"  --kallsyms F    kernel symbols from a /proc/kallsyms copy (default:\n"
 	"                  FILE.kallsyms next to the session file)\n"
@@ -94,7 +98,7 @@ enum option_id {
 	OPT_BY = 256, OPT_MODE, OPT_FORMAT, OPT_APP, OPT_APPID, OPT_PID,
 	OPT_CPU, OPT_FROM, OPT_TO, OPT_TOP, OPT_SYMFS, OPT_KALLSYMS,
 	OPT_VMLINUX, OPT_SQLITE, OPT_SLICE_MS, OPT_PLOT, OPT_ANNOTATE,
-	OPT_TREE, OPT_INVERTED, OPT_MIN_PERCENT,
+	OPT_TREE, OPT_INVERTED, OPT_MIN_PERCENT, OPT_CHILDREN,
 };
 
 static const struct option options[] = {
@@ -118,6 +122,7 @@ static const struct option options[] = {
 	{ "tree", no_argument, NULL, OPT_TREE },
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -126,7 +131,9 @@ static const struct option options[] = {
 static const int exclusive[][2] = {
 	{ OPT_KALLSYMS, OPT_VMLINUX },
 	{ OPT_TREE, OPT_SQLITE }, { OPT_TREE, OPT_PLOT },
-	{ OPT_TREE, OPT_ANNOTATE },
+	{ OPT_TREE, OPT_ANNOTATE }, { OPT_CHILDREN, OPT_TREE },
+	{ OPT_CHILDREN, OPT_SQLITE }, { OPT_CHILDREN, OPT_PLOT },
+	{ OPT_CHILDREN, OPT_ANNOTATE },
 };
 
 /* Options that need another: { option, what it needs }. */
@@ -312,6 +319,9 @@ static void set_option(struct options *o, int id, const char *opt,
 	case OPT_INVERTED:
 		o->inverted = true;
 		break;
+	case OPT_CHILDREN:
+		o->children = true;
+		break;
 	case OPT_MIN_PERCENT:
 		o->min_percent = percent(opt, v);
 		break;
@@ -386,6 +396,26 @@ static void check_stacks(const struct options *o)
 		    "--annotate");
 }
 
+/*
+ * --children: rows by fields every stack frame has (not cpu or mode, which
+ * the stacks do not keep); by symbol without --by.
+ */
+static void check_children(struct options *o)
+{
+	const unsigned int ok = FB(F_APP) | FB(F_APPID) | FB(F_EIP) |
+				FB(F_DSO) | FB(F_SYMBOL) | FB(F_LINE);
+
+	if (!o->children)
+		return;
+	if (o->format == FORMAT_FOLDED)
+		die(2, "--children: not with --format folded");
+	if (!o->fields)
+		o->fields = fields_normalize(FB(F_SYMBOL));
+	if (o->fields & ~ok)
+		die(2, "--children: group by app, appid, eip, dso, symbol or "
+		    "line (the stacks keep no cpu or mode)");
+}
+
 /* What can only be checked once every option is read. */
 static void check_options(struct options *o, unsigned int seen)
 {
@@ -411,6 +441,7 @@ static void check_options(struct options *o, unsigned int seen)
 			die(2, "--%s needs --%s", option_name(needs[i][0]),
 			    option_name(needs[i][1]));
 	check_stacks(o);
+	check_children(o);
 	if (o->have_from && o->have_to && o->to_ns <= o->from_ns)
 		die(2, "--to must be after --from");
 	if (!o->have_to)

@@ -36,6 +36,7 @@ struct options {
 	const char *sqlite, *plot, *annotate;
 	uint64_t slice_ns;
 	bool tree, inverted;	/* --tree, --inverted */
+	bool children;		/* --children */
 	double min_percent;	/* --tree: nodes under it left out */
 };
 
@@ -43,6 +44,12 @@ struct options {
 static inline bool options_stacks(const struct options *o)
 {
 	return o->tree || o->format == FORMAT_FOLDED;
+}
+
+/* Whether the pass keeps the stacks: the call-chain views, --children. */
+static inline bool options_need_stacks(const struct options *o)
+{
+	return options_stacks(o) || o->children;
 }
 
 /* The options of argv; exits on --help and on errors. */

@@ -57,13 +57,16 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* Display order: samples, most first, then the fields' order. */
+/* Display order: samples (with --children, inclusive samples first),
+ * most first, then the fields' order. */
 static int cmp_order(const void *pa, const void *pb, void *arg)
 {
 	const struct report *rep = arg;
 	const struct row *a = pa, *b = pb;
-	int c = cmp_u64(b->samples, a->samples);
+	int c = rep->stacks ? cmp_u64(b->children, a->children) : 0;
 
+	if (!c)
+		c = cmp_u64(b->samples, a->samples);
 	for (size_t i = 0; !c && i < rep->nby; i++)
 		c = rep->by[i]->order(rep->by[i], a, b, rep);
 	return c;
@@ -71,9 +74,10 @@ static int cmp_order(const void *pa, const void *pb, void *arg)
 
 /* ------------------------------------------------------------ building */
 
-/* The symbol of an entry's (appid, ip) into r, counted by outcome. */
+/* The symbol of an entry's (appid, ip) into r, counted by outcome if
+ * account. */
 static int symbolize_row(struct report *rep, struct row *r,
-			 const struct count_entry *e)
+			 const struct count_entry *e, bool account)
 {
 	struct symres s;
 
@@ -84,6 +88,8 @@ static int symbolize_row(struct report *rep, struct row *r,
 	r->key[F_LINE] = s.line;
 	r->kind = s.kind;
 	r->reason = s.reason;
+	if (!account)
+		return 0;
 	if (s.kind == KIND_UNRESOLVED)
 		rep->unresolved[s.reason] += e->count;
 	if (e->ip >= KERNEL_IP_MIN) {
@@ -94,21 +100,16 @@ static int symbolize_row(struct report *rep, struct row *r,
 	return 0;
 }
 
-/* An entry's row: its fields in order, symbolized before the first field
- * that needs it. */
-static int make_row(struct report *rep, struct row *r,
-		    const struct count_entry *e)
+int report_row_keys(struct report *rep, struct row *r,
+		    const struct count_entry *e, bool account)
 {
 	bool symbolized = false;
 
-	r->samples = e->count;
-	r->nappids = 1;
-	rep->total += e->count;
 	for (size_t i = 0; i < rep->nby; i++) {
 		const struct field *f = rep->by[i];
 
 		if ((f->flags & FIELD_SYMBOLS) && !symbolized) {
-			if (symbolize_row(rep, r, e))
+			if (symbolize_row(rep, r, e, account))
 				return -1;
 			symbolized = true;
 		}
@@ -118,7 +119,18 @@ static int make_row(struct report *rep, struct row *r,
 	return 0;
 }
 
-static uint64_t row_hash(const struct report *rep, const struct row *r)
+/* An entry's row: its fields in order, symbolized before the first field
+ * that needs it; its samples counted. */
+static int make_row(struct report *rep, struct row *r,
+		    const struct count_entry *e)
+{
+	r->samples = e->count;
+	r->nappids = 1;
+	rep->total += e->count;
+	return report_row_keys(rep, r, e, true);
+}
+
+uint64_t report_row_hash(const struct report *rep, const struct row *r)
 {
 	uint64_t h = 0;
 
@@ -129,7 +141,7 @@ static uint64_t row_hash(const struct report *rep, const struct row *r)
 	return h;
 }
 
-static bool same_keys(const struct report *rep, const struct row *a,
+bool report_same_keys(const struct report *rep, const struct row *a,
 		      const struct row *b)
 {
 	for (size_t i = 0; i < rep->nby; i++)
@@ -154,10 +166,10 @@ static ssize_t merge(const struct report *rep, struct row *rows, size_t n)
 	if (!slots)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		size_t j = row_hash(rep, &rows[i]) & (nslots - 1);
+		size_t j = report_row_hash(rep, &rows[i]) & (nslots - 1);
 		struct row *r;
 
-		while (slots[j] && !same_keys(rep, &rows[slots[j] - 1],
+		while (slots[j] && !report_same_keys(rep, &rows[slots[j] - 1],
 					      &rows[i]))
 			j = (j + 1) & (nslots - 1);
 		if (!slots[j]) {
@@ -221,6 +233,10 @@ int report_build(struct report *rep, const struct count_entry *entries,
 		return -1;
 	}
 	rep->nrows = (size_t)kept;
+	if (rep->stacks && report_children(rep)) {
+		report_free(rep);
+		return -1;
+	}
 	qsort_r(rep->rows, rep->nrows, sizeof(*rep->rows), cmp_order, rep);
 	return 0;
 }

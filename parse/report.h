@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "appids.h"
+#include "chains.h"
 #include "counts.h"
 #include "fields.h"
 #include "strtab.h"
@@ -48,6 +49,10 @@ struct report {
 	const char *mode;	/* the --mode filter: "user", ..., "all" */
 	const char *mode_title;	/* "user mode", ..., "all modes" */
 	size_t top;		/* 0: all rows */
+	/* --children: the stacks (their count entries) and chains. */
+	const struct count_entry *stacks;
+	size_t nstacks;
+	const struct chain_table *chains;
 	/* Set by report_build(): */
 	struct row *rows;	/* sorted */
 	size_t nrows;		/* before --top */
@@ -70,5 +75,17 @@ void report_free(struct report *rep);
 size_t report_shown(const struct report *rep);
 /* Whether its fields need symbols. */
 bool report_symbolized(const struct report *rep);
+
+/* The key fields of entry e's row into r (its symbols counted by outcome
+ * in rep if account). 0, or -1 when out of memory. */
+int report_row_keys(struct report *rep, struct row *r,
+		    const struct count_entry *e, bool account);
+uint64_t report_row_hash(const struct report *rep, const struct row *r);
+bool report_same_keys(const struct report *rep, const struct row *a,
+		      const struct row *b);
+/* children.c, --children: each row's inclusive samples (the stacks that
+ * hold its key anywhere, once each); rows only callers have are added.
+ * 0, or -1 when out of memory. */
+int report_children(struct report *rep);
 
 #endif /* SLEEPY_PARSE_REPORT_H */

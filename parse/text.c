@@ -279,7 +279,11 @@ static void table(FILE *out, const struct report *rep, size_t nrows)
 	int w_samples = widths(rep, cols, n, nrows);
 	char cell[CELL_MAX], cut[CELL_MAX];
 
-	fit_columns(cols, n, w_samples + GAP + w_pct);
+	const int w_kids = rep->stacks ? (int)strlen("children") + GAP : 0;
+
+	fit_columns(cols, n, w_kids + w_samples + GAP + w_pct);
+	if (rep->stacks)
+		fprintf(out, "%-*s", w_kids, "children");
 	fprintf(out, "%*s%*s%*s", w_samples, "samples", GAP, "", w_pct,
 		"percent");
 	for (size_t c = 0; c < n; c++)
@@ -289,6 +293,9 @@ static void table(FILE *out, const struct report *rep, size_t nrows)
 	for (size_t i = 0; i < nrows; i++) {
 		const struct row *r = &rep->rows[i];
 
+		if (rep->stacks)
+			fprintf(out, "%*.2f%%%*s", w_kids - GAP - 1,
+				fmt_percent(r->children, rep->total), GAP, "");
 		fprintf(out, "%*" PRIu64 "%*s%*.2f%%", w_samples, r->samples,
 			GAP, "", w_pct - 1,
 			fmt_percent(r->samples, rep->total));

@@ -8,7 +8,8 @@ sample_stats in every version (fields a version lacks are 0; from version
 1: buffers_hwm the largest of its per-CPU array), cpu_stats the CPU_STATS
 records likewise. A sample with a call chain gets "chain": the callers of
 its IP, innermost first, as a dict (kernel, user: lists of addresses;
-truncated), or None when its CHAIN record is not in the file; chains are
+truncated; sp_ret: the user return addresses start with the word at the
+stack pointer), or None when its CHAIN record is not in the file; chains are
 checked to come before their samples, once per (cpu, id).
 """
 import re
@@ -118,7 +119,8 @@ def _chain(s, data, off, size):
     frames = list(sf.struct.unpack_from(f"<{nk + nu}Q", data,
                                         off + sf.CHAIN_SIZE))
     s.chains[(cpu, cid)] = dict(kernel=frames[:nk], user=frames[nk:],
-                                truncated=bool(flags & sf.CHAIN_F_TRUNCATED))
+                                truncated=bool(flags & sf.CHAIN_F_TRUNCATED),
+                                sp_ret=bool(flags & sf.CHAIN_F_SP_RET))
 
 
 def _stats(data, off, size, version):

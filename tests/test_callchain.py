@@ -113,8 +113,12 @@ class Symbols:
         return cls(pairs)
 
     def name(self, addr):
+        """The function at addr (None outside the binary's text, e.g. in
+        the vDSO)."""
         i = bisect.bisect_right(self.addrs, addr) - 1
-        return self.names[i] if i >= 0 else None
+        if i < 0 or addr - self.addrs[i] > 1 << 20:
+            return None
+        return self.names[i]
 
 
 def session(vm, name):
@@ -129,10 +133,16 @@ def program_samples(s, binary="calltree"):
     return s.samples_of(appids)
 
 
+# calltree's functions that set up no frame: gcc 12 gives a leaf function
+# none, even with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer.
+FRAMELESS = {"leaf"}
+
+
 def user_stack(sample, syms):
     """The sample's user functions, innermost first: its IP (a user-mode
     sample's), then the callers (return addresses, looked up one byte
-    back, in the call)."""
+    back, in the call). The word at the stack pointer (sp_ret) is the
+    caller only where the function at the IP has set up no frame."""
     chain = sample["chain"]
     frames = [syms.name(sample["ip"])] if sample["mode"] == sf.MODE_USER \
         else []
@@ -140,16 +150,20 @@ def user_stack(sample, syms):
     if sample["mode"] != sf.MODE_USER and user:
         frames.append(syms.name(user[0]))   # where it left user mode
         user = user[1:]
+    if chain["sp_ret"] and frames[-1] not in FRAMELESS:
+        user = user[1:]
     return frames + [syms.name(a - 1) for a in user]
 
 
 def test_known_call_tree(vm):
     """main calls a -> b -> leaf three times as often as c -> leaf: a's
     inclusive share is 75% within 3 points, c's 25%; leaf has at least
-    95% of the self samples; main is on every stack of those."""
+    95% of the self samples; main is on every stack of those. Shares of
+    the program's user-mode samples, as parse reports by default (its
+    exec, start-up and exit in the kernel are some 3% more)."""
     s, stats = session(vm, "tree")
     syms = Symbols.of_binary(CALLTREE)
-    samples = program_samples(s)
+    samples = [x for x in program_samples(s) if x["mode"] == sf.MODE_USER]
     assert len(samples) > 1000, len(samples)
     assert all(x["chain"] is not None for x in samples), \
         "a sample's CHAIN record is missing"
@@ -167,9 +181,11 @@ def test_known_call_tree(vm):
     paths = {tuple(st[:st.index("main") + 1]) for st in in_leaf}
     assert paths <= {("leaf", "b", "a", "main"), ("leaf", "c", "main")}, \
         paths
-    # A chain is written once per CPU and reused: far fewer chain
-    # records than samples.
-    assert 0 < stats["chains_defined"] <= len(s.samples) // 10, stats
+    # A chain is written once per CPU and reused: the program's samples
+    # refer to far fewer chains. (Kernel-heavy programs have nearly one
+    # per sample: sample_start's copy of /proc/kallsyms had 456 for 463.)
+    used = {(x["cpu"], x["chain_id"]) for x in samples}
+    assert len(used) <= len(samples) // 20, (len(used), len(samples))
     assert stats["chains_defined"] == len(s.chains), stats
     assert stats["chains_truncated"] == 0 and \
         stats["user_stop_depth"] == 0, stats
@@ -184,13 +200,20 @@ def test_recursion_stops_at_the_depth(vm):
     s, stats = session(vm, "recurse")
     syms = Symbols.of_binary(CALLTREE)
     samples = [x for x in program_samples(s) if x["mode"] == sf.MODE_USER]
-    deep = [x for x in samples if syms.name(x["ip"]) in ("leaf", "rec")]
+    deep = [x for x in samples if syms.name(x["ip"]) == "leaf"]
     assert len(deep) >= 0.9 * len(samples) and len(deep) > 500
     for x in deep:
         c = x["chain"]
         assert c["truncated"] and not c["kernel"], c
         assert len(c["user"]) == 63, len(c["user"])
+        # leaf sets up no frame: its caller is the word at the stack
+        # pointer, the walk's frames are rec's callers.
+        assert c["sp_ret"], c
         assert {syms.name(a - 1) for a in c["user"]} == {"rec"}
+    # A sample in rec near the top of the recursion has a whole chain.
+    for x in samples:
+        if syms.name(x["ip"]) == "rec" and not x["chain"]["truncated"]:
+            assert "main" in user_stack(x, syms), x
     assert stats["chains_truncated"] >= len(deep), stats
     assert stats["user_stop_depth"] >= len(deep), stats
 
@@ -216,18 +239,32 @@ def test_kernel_chains_end_at_the_syscall_entry(vm):
     ksyms = Symbols.of_kallsyms(vm / "kernel.samples.kallsyms")
     kern = [x for x in program_samples(s) if x["mode"] == sf.MODE_KERNEL]
     assert len(kern) > 500, len(kern)
-    entry = 0
+    entry = io = 0
     for x in kern:
         c = x["chain"]
         assert c is not None and c["kernel"], x
-        outer = ksyms.name(c["kernel"][-1] - 1)
-        entry += outer.startswith("entry_SYSCALL_64")
-        assert c["user"], c
+        kfuncs = [ksyms.name(a - 1) for a in c["kernel"]]
+        entry += kfuncs[-1].startswith("entry_SYSCALL_64")
+        if x["flags"] & sf.SAMPLE_F_EXEC:
+            # The exec that started it: no user frames.
+            assert not c["user"] and "bprm_execve" in kfuncs, kfuncs
+            continue
+        if not {"ksys_read", "ksys_write"} & set(kfuncs):
+            continue        # clock_gettime (the vDSO's fallback), exit
         assert syms.name(c["user"][0]) in ("read", "__libc_read", "write",
                                            "__libc_write"), \
             syms.name(c["user"][0])
-        assert "main" in [syms.name(a - 1) for a in c["user"][1:]], c
+        # The wrappers set up no frame: the word at the stack pointer is
+        # their caller (ours, or stdio's for the closing printf).
+        assert c["sp_ret"], c
+        stack = [syms.name(a - 1) for a in c["user"][1:]]
+        if stack[0] == "_IO_new_file_write":
+            continue
+        assert stack[0] in ("zero_reader", "pipe_writer"), stack
+        assert stack[1] == "main", stack
+        io += 1
     assert entry >= 0.95 * len(kern), (entry, len(kern))
+    assert io >= 0.5 * len(kern), (io, len(kern))
     # The functions the kernel spent its time in, by their own names.
     leaves = {ksyms.name(x["ip"]) for x in kern}
     assert leaves & {"clear_user_erms", "clear_user", "iov_iter_zero",

@@ -30,7 +30,7 @@ def prog(tmp_path_factory):
     d = tmp_path_factory.mktemp("calltree")
     exe = d / "calltree"
     subprocess.run(["gcc", "-std=c11", "-O1", "-g", "-fno-omit-frame-pointer",
-                    "-static", "-o", str(exe),
+                    "-mno-omit-leaf-frame-pointer", "-static", "-o", str(exe),
                     str(TOP / "tests" / "progs" / "calltree.c")], check=True)
     dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(exe)],
                          capture_output=True, text=True, check=True).stdout
@@ -225,3 +225,64 @@ def test_usage_errors(parse, prog, args, what):
     r = parse(tree_session(prog), *args)
     assert r.returncode == 2 and what in r.stderr, r.stderr
     assert len(r.stderr.splitlines()) == 1
+
+
+def test_children(parse, prog):
+    """--children: each function's samples with it anywhere on the stack,
+    sorted by them; functions with callees only get rows of their own."""
+    r = parse(tree_session(prog), "--children")
+    assert r.returncode == 0, r.stderr
+    body = r.stdout.split("Samples by symbol, user mode: 41 samples\n")[1]
+    rows = [line.split() for line in body.splitlines()[1:6]]
+    assert body.splitlines()[0].split() == ["children", "samples", "percent",
+                                            "dso", "symbol"]
+    assert [(x[0], x[1], x[4]) for x in rows] == [
+        ("100.00%", "1", "main"), ("97.56%", "40", "leaf"),
+        ("73.17%", "0", "a"), ("73.17%", "0", "b"), ("24.39%", "0", "c")]
+    import csv as csv_mod
+    import io
+    r = parse(tree_session(prog), "--children", "--format", "csv",
+              "--by", "app,symbol")
+    got = {row["symbol"]: (int(row["samples"]), int(row["children"]),
+                           row["children_percent"])
+           for row in csv_mod.DictReader(io.StringIO(r.stdout))}
+    assert got == {"main": (1, 41, "100.00"), "leaf": (40, 40, "97.56"),
+                   "a": (0, 30, "73.17"), "b": (0, 30, "73.17"),
+                   "c": (0, 10, "24.39")}, got
+
+
+def test_children_count_a_recursive_function_once(parse, prog):
+    """rec five deep on every stack: its inclusive samples are the
+    stacks', not five times them."""
+    _, ret, syms = prog
+    f = session(prog)
+    rec_ret = next(v for (caller, callee), v in ret.items()
+                   if caller == "main" and callee == "a")
+    # rec's return address into itself, from objdump.
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
+                          str(prog[0])], capture_output=True, text=True,
+                         check=True).stdout
+    m = re.search(r"call\s+[0-9a-f]+ <rec>\n\s+([0-9a-f]+):", dis)
+    inner = int(m.group(1), 16)
+    f.chain(0, 1, user=[inner] * 5 + [rec_ret])
+    for _ in range(7):
+        f.sample(1, syms["leaf"] + 8, pid=100, chain=1)
+    f.stats(samples_taken=7, samples_written=7)
+    r = parse(f, "--children", "--format", "json")
+    import json
+    rows = {x["symbol"]: x for x in json.loads(r.stdout)["rows"]}
+    assert rows["rec"]["children"] == 7 and rows["rec"]["samples"] == 0
+    assert rows["leaf"]["children"] == 7 and rows["leaf"]["samples"] == 7
+    assert rows["rec"]["children_percent"] == 100.0
+
+
+@pytest.mark.parametrize("args, what", [
+    (["--children", "--by", "cpu"], "--children: group by app, appid"),
+    (["--children", "--by", "symbol,mode"], "the stacks keep no cpu"),
+    (["--children", "--tree"], "--children and --tree exclude each other"),
+    (["--children", "--format", "folded"], "--children: not with --format "
+     "folded"),
+])
+def test_children_usage_errors(parse, prog, args, what):
+    r = parse(tree_session(prog), *args)
+    assert r.returncode == 2 and what in r.stderr, r.stderr

@@ -5,11 +5,12 @@
  *   pmu_check errors
  *	every error case of /dev/sleepy_pmu, one JSON object per line:
  *	{"case": ..., "want": "EINVAL", "got": "EINVAL"}
- *   pmu_check busy --seconds S [--until FILE] [--cpu C] [--signal N]
- *		    [--no-register] [--close-fd] [--sleep [--nap US]]
- *		    [-- CMD [ARG...]]
+ *   pmu_check busy --seconds S [--until FILE [--after A]] [--cpu C]
+ *		    [--signal N] [--no-register] [--close-fd]
+ *		    [--sleep [--nap US]] [-- CMD [ARG...]]
  *	spin (or sleep) for S seconds of CPU (or wall) time, and after that
- *	until FILE exists if one is given, pinned to CPU C,
+ *	until FILE exists if one is given, then A seconds more ("received_
+ *	until": the signals received when it saw FILE), pinned to CPU C,
  *	sleeping in naps of US microseconds, or by default of random lengths
  *	(see nap()),
  *	registered for signal N; print one JSON object with the signals
@@ -457,14 +458,36 @@ static void nap(unsigned int us)
 	usleep(us ? us : 10000 + (unsigned int)rand_r(&seed) % 2000);
 }
 
+/* When busy ends: see --seconds, --until and --after. */
+struct busy_end {
+	double seconds, after;
+	const char *until;
+	bool seen;		/* until exists: the A seconds after run */
+	uint64_t seen_at;	/* elapsed ns then */
+	uint64_t received_until;
+};
+
+static bool busy_done(struct busy_end *e, uint64_t elapsed,
+		      const struct sleepy_pmu_ring *ring)
+{
+	if (!e->seen) {
+		if (elapsed < e->seconds * 1e9 ||
+		    (e->until && access(e->until, F_OK)))
+			return false;
+		e->seen = true;
+		e->seen_at = elapsed;
+		e->received_until = atomic_load(&ring->received);
+	}
+	return elapsed - e->seen_at >= e->after * 1e9;
+}
+
 static int cmd_busy(int argc, char **argv)
 {
 	unsigned int nap_us = 0;
-	double seconds = 1;
+	struct busy_end end = { .seconds = 1 };
 	int cpu = -1, sig = SIGRTMIN, fd;
 	bool do_register = true, close_fd = false, sleep_only = false;
 	char **then = NULL;
-	const char *until = NULL;
 	uint64_t start_cpu, start_wall, spins = 0;
 	struct event_stats st = { .min_value = UINT64_MAX };
 	struct sleepy_pmu_ring ring;
@@ -472,9 +495,11 @@ static int cmd_busy(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-			seconds = atof(argv[++i]);
+			end.seconds = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--until") && i + 1 < argc)
-			until = argv[++i];
+			end.until = argv[++i];
+		else if (!strcmp(argv[i], "--after") && i + 1 < argc)
+			end.after = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--signal") && i + 1 < argc)
@@ -513,15 +538,13 @@ static int cmd_busy(int argc, char **argv)
 		/* Drain as it runs, as a real consumer would. */
 		while (sleepy_pmu_ring_pop(&ring, &ev))
 			check_event(&ev, cpu, &st);
+		if (busy_done(&end, sleep_only ?
+			      now_ns(CLOCK_MONOTONIC) - start_wall :
+			      now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu, &ring))
+			break;
 		if (sleep_only) {
-			if (now_ns(CLOCK_MONOTONIC) - start_wall >= seconds * 1e9 &&
-			    (!until || !access(until, F_OK)))
-				break;
 			nap(nap_us);
 		} else {
-			if (now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu >=
-			    seconds * 1e9 && (!until || !access(until, F_OK)))
-				break;
 			spin_a_while();
 			spins++;
 		}
@@ -538,12 +561,13 @@ static int cmd_busy(int argc, char **argv)
 	       ", \"foreign\": %" PRIu64 ", \"outside_text\": %" PRIu64
 	       ", \"wrong_cpu\": %" PRIu64 ", \"bad_counter\": %" PRIu64
 	       ", \"min_value\": %" PRIu64 ", \"max_value\": %" PRIu64
-	       ", \"spins\": %" PRIu64 "}\n",
+	       ", \"spins\": %" PRIu64 ", \"received_until\": %" PRIu64 "}\n",
 	       getpid(), cpu, start_cpu, start_wall,
 	       (uint64_t)atomic_load(&ring.received), st.events,
 	       (uint64_t)atomic_load(&ring.dropped),
 	       (uint64_t)atomic_load(&ring.foreign), st.outside, st.wrong_cpu,
-	       st.bad, st.events ? st.min_value : 0, st.max_value, spins);
+	       st.bad, st.events ? st.min_value : 0, st.max_value, spins,
+	       end.received_until);
 	if (then) {
 		/* Still registered: the new program must not inherit it. */
 		fflush(stdout);

@@ -93,16 +93,23 @@ __attribute__((noinline)) void pipe_writer(const int p[2], char *buf,
 	NO_SIBCALL();
 }
 
+/* The clock is read once per ROUNDS rounds: each read is a system call
+ * (CLOCK_PROCESS_CPUTIME_ID), whose time would be the kernel's, not the
+ * tree's. */
+#define ROUNDS 32
+
 static uint64_t run_tree(uint64_t until)
 {
 	uint64_t calls = 0;
 
 	while (cpu_ns() < until) {
-		a();
-		a();
-		a();
-		c();
-		calls += 4;
+		for (int i = 0; i < ROUNDS; i++) {
+			a();
+			a();
+			a();
+			c();
+		}
+		calls += 4 * ROUNDS;
 	}
 	return calls;
 }
@@ -111,8 +118,9 @@ static uint64_t run_recurse(int depth, uint64_t until)
 {
 	uint64_t calls = 0;
 
-	for (; cpu_ns() < until; calls++)
-		rec(depth);
+	for (; cpu_ns() < until; calls += ROUNDS)
+		for (int i = 0; i < ROUNDS; i++)
+			rec(depth);
 	return calls;
 }
 
