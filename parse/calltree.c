@@ -132,6 +132,11 @@ static int addr_frame(const struct stack_source *src, uint32_t appid,
 {
 	struct symres s;
 
+	if (!ip) {		/* callers the chain cannot vouch for */
+		*f = (struct tree_frame){ .name = src->unknown,
+					  .kind = FRAME_USER };
+		return 0;
+	}
 	if (symbolize(src->sym, appid, ip, &s))
 		return -1;
 	f->name = s.sym;
@@ -140,35 +145,89 @@ static int addr_frame(const struct stack_source *src, uint32_t appid,
 	return 0;
 }
 
-size_t stack_addrs(const struct chain_table *chains,
-		   const struct count_entry *e, uint64_t *out)
+/* The frame rule at addr of the appid (RULE_UNKNOWN where unresolved). */
+static int rule_at(const struct stack_source *src, uint32_t appid,
+		   uint64_t addr, int *rule)
 {
-	const uint32_t id = (uint32_t)e->b;
-	const struct chain *c = chain_get(chains, id);
-	const uint64_t *fr = chain_frames(chains, id);
-	size_t n = 0;
+	struct symres s;
+
+	if (symbolize(src->sym, appid, addr, &s))
+		return -1;
+	*rule = s.obj ? dso_frame_rule(s.obj, s.vaddr) : RULE_UNKNOWN;
+	return 0;
+}
+
+/*
+ * The user frames u[0..n) (return addresses; with sp_ret the first is the
+ * stack top's word) of a stack whose innermost user address is ip, into
+ * out: each frame is the caller only if the frame inside it was set up on
+ * rbp at that point (the unwind information says), and the word at the
+ * stack pointer only if the function at ip had pushed nothing. The first
+ * frame that cannot be vouched for ends them, with a 0 (unknown callers)
+ * if more were recorded. How many went into out, or -1 (no memory).
+ */
+static int user_addrs(const struct stack_source *src, uint32_t appid,
+		      uint64_t ip, const uint64_t *u, size_t n, bool sp_ret,
+		      uint64_t *out)
+{
+	size_t k = 0, i = sp_ret ? 1 : 0;
+	int rule, rule0;
+
+	if (!n || rule_at(src, appid, ip, &rule0))
+		return n ? -1 : 0;
+	rule = rule0;
+	if (sp_ret && rule0 == RULE_RSP8) {
+		out[k++] = u[0] - 1;
+		if (rule_at(src, appid, u[0] - 1, &rule))
+			return -1;
+	}
+	for (; i < n && rule == RULE_RBP; i++) {
+		out[k++] = u[i] - 1;
+		if (rule_at(src, appid, u[i] - 1, &rule))
+			return -1;
+	}
+	/* Frames left, or a caller the stack top's word did not give. */
+	if (i < n || (sp_ret && rule0 != RULE_RSP8 && rule0 != RULE_RBP))
+		out[k++] = 0;
+	return (int)k;
+}
+
+int stack_addrs(const struct stack_source *src, const struct count_entry *e,
+		uint64_t *out)
+{
+	const uint32_t id = (uint32_t)e->b, appid = CE_APPID(e);
+	const struct chain *c = chain_get(src->chains, id);
+	const uint64_t *fr = chain_frames(src->chains, id), *u;
+	const bool kernel_ip = e->ip >= KERNEL_IP_MIN;
+	size_t n = 0, nu = c->nr_user;
+	uint64_t ip = e->ip;
+	int k;
 
 	out[n++] = e->ip;
-	for (size_t i = 0; i < (size_t)c->nr_kernel + c->nr_user; i++) {
-		/* A kernel sample's first user frame is where it left user
-		 * mode, not a return address. */
-		bool ret = !(e->ip >= KERNEL_IP_MIN && i == c->nr_kernel);
-
-		out[n++] = ret ? fr[i] - 1 : fr[i];
+	for (size_t i = 0; i < c->nr_kernel; i++)
+		out[n++] = fr[i] - 1;
+	u = fr + c->nr_kernel;
+	/* A kernel sample's first user frame is where it left user mode. */
+	if (kernel_ip && nu) {
+		ip = out[n++] = *u++;
+		nu--;
 	}
-	return n;
+	k = kernel_ip && n == 1 + (size_t)c->nr_kernel ? 0 :
+	    user_addrs(src, appid, ip, u, nu,
+		       c->flags & SLEEPY_CHAIN_F_SP_RET, out + n);
+	return k < 0 ? -1 : (int)n + k;
 }
 
 int stack_frames(const struct stack_source *src, const struct count_entry *e,
 		 struct tree_frame *out)
 {
 	uint64_t addrs[STACK_MAX_FRAMES];
-	size_t n = stack_addrs(src->chains, e, addrs), k = 0;
+	int n = stack_addrs(src, e, addrs), k = 0;
 
-	if (app_frame(src, CE_APPID(e), &out[k++]))
+	if (n < 0 || app_frame(src, CE_APPID(e), &out[k++]))
 		return -1;
 	while (n-- > 0)
 		if (addr_frame(src, CE_APPID(e), addrs[n], &out[k++]))
 			return -1;
-	return (int)k;
+	return k;
 }

@@ -69,15 +69,20 @@ struct stack_source {
 	const struct chain_table *chains;
 	struct strtab *names;
 	bool by_app;		/* the root's frames: apps, not appids */
+	uint32_t unknown;	/* strtab id of "[unknown]" */
 };
 
 /*
  * The addresses of a stacks entry (ip, a: appid, b: chain id), innermost
- * first: the IP, then the chain's frames, return addresses one byte back
- * (in their call). Into out (STACK_MAX_FRAMES); how many.
+ * first: the IP, the kernel's return addresses, where the task left user
+ * mode, the user return addresses (return addresses one byte back, in
+ * their call). User frames are kept only as far as the unwind
+ * information vouches for them; a 0 after them stands for callers that
+ * were recorded but cannot be (shown as "[unknown]"). Into out
+ * (STACK_MAX_FRAMES); how many, or -1 when out of memory.
  */
-size_t stack_addrs(const struct chain_table *chains,
-		   const struct count_entry *e, uint64_t *out);
+int stack_addrs(const struct stack_source *src, const struct count_entry *e,
+		uint64_t *out);
 
 /*
  * The frames of a stacks entry (ip, a: appid, b: chain id), root first,

@@ -71,12 +71,18 @@ static struct row *find_or_add(struct report *rep, struct rowset *set,
 static int add_stack(struct report *rep, struct rowset *set, size_t k,
 		     const struct count_entry *e)
 {
+	const struct stack_source src = {
+		.sym = rep->sym, .appids = rep->appids, .chains = rep->chains,
+		.names = rep->names,
+	};
 	uint64_t addrs[STACK_MAX_FRAMES];
-	size_t n = stack_addrs(rep->chains, e, addrs);
+	int n = stack_addrs(&src, e, addrs);
 	struct count_entry fe = *e;
 	struct row r, *row;
 
-	for (size_t i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
+		if (!addrs[i])
+			continue;	/* callers the chain cannot vouch for */
 		fe.ip = addrs[i];
 		fe.b = 0;
 		r = (struct row){ .nappids = 1, .appid = CE_APPID(e) };
@@ -90,7 +96,7 @@ static int add_stack(struct report *rep, struct rowset *set, size_t k,
 			row->children += e->count;
 		}
 	}
-	return 0;
+	return n < 0 ? -1 : 0;
 }
 
 int report_children(struct report *rep)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
 #include <elfutils/libdwelf.h>
 
 #include "array.h"
@@ -206,8 +207,51 @@ int dso_open(struct dso *d, const char *path, const char *symfs,
 	return 0;
 }
 
+/* A CFA of register + offset (libdw gives DW_OP_bregx or DW_OP_bregN);
+ * DWARF's x86-64 registers: 6 is rbp, 7 rsp. */
+static int cfa_rule(const Dwarf_Op *op)
+{
+	uint64_t reg = op->number;
+	int64_t off = (int64_t)op->number2;
+
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		reg = op->atom - DW_OP_breg0;
+		off = (int64_t)op->number;
+	} else if (op->atom != DW_OP_bregx) {
+		return RULE_UNKNOWN;
+	}
+	if (reg == 6 && off == 16)
+		return RULE_RBP;
+	if (reg == 7)
+		return off == 8 ? RULE_RSP8 : RULE_RSP;
+	return RULE_UNKNOWN;
+}
+
+int dso_frame_rule(struct dso *d, uint64_t vaddr)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Op *ops;
+	size_t nops;
+	int rule = RULE_UNKNOWN;
+
+	if (d->status != REASON_NONE)
+		return RULE_UNKNOWN;
+	if (!d->cfi_state) {
+		d->cfi = dwarf_getcfi_elf(d->elf);
+		d->cfi_state = d->cfi ? 1 : -1;
+	}
+	if (d->cfi_state < 0 || dwarf_cfi_addrframe(d->cfi, vaddr, &frame))
+		return RULE_UNKNOWN;
+	if (!dwarf_frame_cfa(frame, &ops, &nops) && nops == 1)
+		rule = cfa_rule(&ops[0]);
+	free(frame);
+	return rule;
+}
+
 void dso_close(struct dso *d)
 {
+	if (d->cfi)
+		dwarf_cfi_end(d->cfi);
 	if (d->dw)
 		dwarf_end(d->dw);
 	if (d->dbg_elf)

@@ -57,6 +57,21 @@ struct dso {
 	Dwarf *dw;
 	int dbg_fd;		/* a separate debug file, if used */
 	Elf *dbg_elf;
+	int cfi_state;		/* 0 not tried, 1 open, -1 none */
+	Dwarf_CFI *cfi;		/* the unwind information (.eh_frame) */
+};
+
+/*
+ * How the canonical frame address is found at an address, from the
+ * file's unwind information: the frame set up on rbp (CFA = rbp + 16),
+ * nothing pushed yet (CFA = rsp + 8: the return address at rsp), or
+ * another rsp-based rule; unknown without unwind information.
+ */
+enum frame_rule {
+	RULE_UNKNOWN,
+	RULE_RBP,
+	RULE_RSP8,
+	RULE_RSP,
 };
 
 enum dso_hit {
@@ -86,6 +101,9 @@ enum dso_hit dso_lookup(const struct dso *d, uint64_t vaddr, size_t *i);
  */
 uint32_t dso_line(struct dso *d, uint64_t vaddr, const char *symfs,
 		  struct strtab *names);
+
+/* The frame rule at vaddr (enum frame_rule). */
+int dso_frame_rule(struct dso *d, uint64_t vaddr);
 
 /* Copy len bytes at vaddr from the file; 0, or -1 if not in the file. */
 int dso_read(const struct dso *d, uint64_t vaddr, void *buf, size_t len);

@@ -244,7 +244,7 @@ static void build_tree(struct state *st, struct calltree *t, bool inverted)
 {
 	const struct stack_source src = {
 		&st->sym, &st->appids, &st->chains, &st->names,
-		st->o.fields == FB(F_APP),
+		st->o.fields == FB(F_APP), strtab_intern(&st->names, "[unknown]"),
 	};
 	struct tree_frame f[STACK_MAX_FRAMES], r[STACK_MAX_FRAMES];
 	struct count_entry *e = counts_entries(&st->stacks);

@@ -10,6 +10,7 @@ walkers' safety too.
 """
 import bisect
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -290,3 +291,54 @@ def test_churn_under_the_debug_kernel(vm):
     stats = json.loads((vm / "churn.stats").read_text())
     assert stats["accounting_exact"] and stats["chains_defined"] > 0, stats
     assert "unreferenced object" not in (vm / "kmemleak.out").read_text()
+
+
+@pytest.fixture(scope="module")
+def symfs(tmp_path_factory):
+    """A --symfs root where the guest's /usr/bin/calltree is."""
+    root = tmp_path_factory.mktemp("symfs")
+    (root / "usr" / "bin").mkdir(parents=True)
+    (root / "usr" / "bin" / "calltree").symlink_to(CALLTREE)
+    return root
+
+
+def test_parse_agrees_with_the_chains(vm, parse_bin, symfs):
+    """parse's folded stacks, tree and --children of the known call tree
+    say what the chains say: the two paths to leaf with their samples
+    (each frame checked against the unwind information, leaf's caller
+    from the stack top's word), a 75/25 split."""
+    import subprocess
+    s, _ = session(vm, "tree")
+    syms = Symbols.of_binary(CALLTREE)
+    want = {}
+    for x in program_samples(s):
+        if x["mode"] == sf.MODE_USER and syms.name(x["ip"]) == "leaf":
+            st = user_stack(x, syms)
+            path = ";".join(reversed(st[:st.index("main") + 1]))
+            want[path] = want.get(path, 0) + 1
+
+    def parse(*args):
+        r = subprocess.run([str(parse_bin), "--symfs", str(symfs), *args,
+                            str(vm / "tree.samples")], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    got = {}
+    for line in parse("--format", "folded", "--app", "calltree").splitlines():
+        stack, n = line.rsplit(" ", 1)
+        frames = stack.split(";")
+        if frames[-1] == "leaf" and "main" in frames:
+            path = ";".join(frames[frames.index("main"):])
+            got[path] = got.get(path, 0) + int(n)
+    assert got == want, (got, want)
+    assert set(got) == {"main;a;b;leaf", "main;c;leaf"}
+    rows = {}
+    for line in parse("--children", "--app", "calltree").splitlines():
+        p = line.split()
+        if len(p) == 5 and p[0].endswith("%"):
+            rows[p[4]] = float(p[0][:-1])
+    assert abs(rows["a"] - 75) <= 3 and abs(rows["c"] - 25) <= 3, rows
+    assert rows["main"] >= 95, rows
+    tree = parse("--tree", "--app", "calltree")
+    assert re.search(r"^ +\S+% +\S+% +\d+ +leaf$", tree, re.M), tree

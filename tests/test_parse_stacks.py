@@ -75,10 +75,13 @@ def tree_session(prog):
     main whose chain is lost. (run_tree is inlined into main.)"""
     _, ret, syms = prog
     f = session(prog)
+    # leaf sets up no frame: its caller is the word at the stack pointer,
+    # as the kernel records it (SP_RET), then the frame pointer walk.
+    sp = sf.CHAIN_F_SP_RET
     f.chain(0, 1, user=[ret[("b", "leaf")], ret[("a", "b")],
-                        ret[("main", "a")]])
-    f.chain(0, 2, user=[ret[("c", "leaf")], ret[("main", "c")]])
-    f.chain(1, 5, user=[ret[("c", "leaf")], ret[("main", "c")]])
+                        ret[("main", "a")]], flags=sp)
+    f.chain(0, 2, user=[ret[("c", "leaf")], ret[("main", "c")]], flags=sp)
+    f.chain(1, 5, user=[ret[("c", "leaf")], ret[("main", "c")]], flags=sp)
     leaf = syms["leaf"] + 8
     for _ in range(30):
         f.sample(1, leaf, pid=100, chain=1)
@@ -264,7 +267,7 @@ def test_children_count_a_recursive_function_once(parse, prog):
                          check=True).stdout
     m = re.search(r"call\s+[0-9a-f]+ <rec>\n\s+([0-9a-f]+):", dis)
     inner = int(m.group(1), 16)
-    f.chain(0, 1, user=[inner] * 5 + [rec_ret])
+    f.chain(0, 1, user=[inner] * 5 + [rec_ret], flags=sf.CHAIN_F_SP_RET)
     for _ in range(7):
         f.sample(1, syms["leaf"] + 8, pid=100, chain=1)
     f.stats(samples_taken=7, samples_written=7)
@@ -286,3 +289,34 @@ def test_children_count_a_recursive_function_once(parse, prog):
 def test_children_usage_errors(parse, prog, args, what):
     r = parse(tree_session(prog), *args)
     assert r.returncode == 2 and what in r.stderr, r.stderr
+
+
+def test_only_frames_the_unwind_information_vouches_for(parse, prog):
+    """A frame pointer walk skips the caller of a function that has set up
+    no frame, and goes wrong through a function that keeps no frame
+    pointer: parse keeps a frame only where the unwind information (the
+    CFI at each address) says the frame pointer was the frame, and marks
+    the callers it cannot vouch for [unknown]. Short, never wrong."""
+    _, ret, syms = prog
+    f = session(prog)
+    # leaf (no frame) without the stack top's word: its caller is unknown.
+    f.chain(0, 1, user=[ret[("a", "b")], ret[("main", "a")]])
+    f.sample(1, syms["leaf"] + 8, pid=100, chain=1)
+    # b (its frame set up) with a stack top's word: the word is stale.
+    f.chain(0, 2, user=[ret[("c", "leaf")], ret[("a", "b")],
+                        ret[("main", "a")]], flags=sf.CHAIN_F_SP_RET)
+    f.sample(1, ret[("b", "leaf")], pid=100, chain=2)
+    # Past main: __libc_start_call_main keeps no frame pointer, so what
+    # the walk found above it is not vouched for.
+    libc_ret = syms["__libc_start_call_main"] + 0x40
+    f.chain(0, 3, user=[ret[("main", "c")], libc_ret, 0x401234],
+            flags=0)
+    f.sample(1, syms["c"] + 5, pid=100, chain=3)
+    f.stats(samples_taken=3, samples_written=3)
+    r = parse(f, "--format", "folded")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "calltree#0;[unknown];__libc_start_call_main;main;c 1",
+        "calltree#0;[unknown];leaf 1",
+        "calltree#0;main;a;b 1",
+    ]
