@@ -164,17 +164,18 @@ static int rule_at(const struct stack_source *src, uint32_t appid,
  * rbp at that point (the unwind information says), and the word at the
  * stack pointer only if the function at ip had pushed nothing. The first
  * frame that cannot be vouched for ends them, with a 0 (unknown callers)
- * if more were recorded. How many went into out, or -1 (no memory).
+ * unless the stack is complete. How many went into out, or -1.
  */
 static int user_addrs(const struct stack_source *src, uint32_t appid,
-		      uint64_t ip, const uint64_t *u, size_t n, bool sp_ret,
+		      uint64_t ip, const uint64_t *u, size_t n, uint8_t flags,
 		      uint64_t *out)
 {
+	const bool sp_ret = flags & SLEEPY_CHAIN_F_SP_RET;
 	size_t k = 0, i = sp_ret ? 1 : 0;
 	int rule, rule0;
 
-	if (!n || rule_at(src, appid, ip, &rule0))
-		return n ? -1 : 0;
+	if (rule_at(src, appid, ip, &rule0))
+		return -1;
 	rule = rule0;
 	if (sp_ret && rule0 == RULE_RSP8) {
 		out[k++] = u[0] - 1;
@@ -186,8 +187,10 @@ static int user_addrs(const struct stack_source *src, uint32_t appid,
 		if (rule_at(src, appid, u[i] - 1, &rule))
 			return -1;
 	}
-	/* Frames left, or a caller the stack top's word did not give. */
-	if (i < n || (sp_ret && rule0 != RULE_RSP8 && rule0 != RULE_RBP))
+	/* Complete only if every frame was vouched for, the outermost on
+	 * rbp too, and the walk ended at a zero frame pointer (not cut). */
+	if (i < n || rule != RULE_RBP ||
+	    (flags & (SLEEPY_CHAIN_F_USER_CUT | SLEEPY_CHAIN_F_TRUNCATED)))
 		out[k++] = 0;
 	return (int)k;
 }
@@ -204,6 +207,8 @@ int stack_addrs(const struct stack_source *src, const struct count_entry *e,
 	int k;
 
 	out[n++] = e->ip;
+	if (!id)		/* no chain: the sampled function alone */
+		return 1;
 	for (size_t i = 0; i < c->nr_kernel; i++)
 		out[n++] = fr[i] - 1;
 	u = fr + c->nr_kernel;
@@ -213,8 +218,7 @@ int stack_addrs(const struct stack_source *src, const struct count_entry *e,
 		nu--;
 	}
 	k = kernel_ip && n == 1 + (size_t)c->nr_kernel ? 0 :
-	    user_addrs(src, appid, ip, u, nu,
-		       c->flags & SLEEPY_CHAIN_F_SP_RET, out + n);
+	    user_addrs(src, appid, ip, u, nu, c->flags, out + n);
 	return k < 0 ? -1 : (int)n + k;
 }
 

@@ -39,7 +39,7 @@ MODE_USER, MODE_KERNEL, MODE_IRQ, MODE_IDLE = 0, 1, 2, 3
 SAMPLE_F_USER_IP, SAMPLE_F_CHAIN, SAMPLE_F_EXEC = 0x1, 0x2, 0x4
 # header / config flags
 SAMPLE_F_USER_ONLY, SAMPLE_F_NO_WRITE, SAMPLE_F_CALLCHAIN = 0x1, 0x2, 0x4
-CHAIN_F_TRUNCATED, CHAIN_F_SP_RET = 0x1, 0x2
+CHAIN_F_TRUNCATED, CHAIN_F_SP_RET, CHAIN_F_USER_CUT = 0x1, 0x2, 0x4
 USER_STOPS = ("user_stop_depth", "user_stop_not_present",
               "user_stop_unmapped", "user_stop_not_up")
 ORIGIN_RUNNING, ORIGIN_FORK, ORIGIN_EXEC, ORIGIN_TICK = 0, 1, 2, 3

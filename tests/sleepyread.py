@@ -9,7 +9,7 @@ sample_stats in every version (fields a version lacks are 0; from version
 records likewise. A sample with a call chain gets "chain": the callers of
 its IP, innermost first, as a dict (kernel, user: lists of addresses;
 truncated; sp_ret: the user return addresses start with the word at the
-stack pointer), or None when its CHAIN record is not in the file; chains are
+stack pointer; user_cut: the user walk stopped early), or None when its CHAIN record is not in the file; chains are
 checked to come before their samples, once per (cpu, id).
 """
 import re
@@ -120,7 +120,8 @@ def _chain(s, data, off, size):
                                         off + sf.CHAIN_SIZE))
     s.chains[(cpu, cid)] = dict(kernel=frames[:nk], user=frames[nk:],
                                 truncated=bool(flags & sf.CHAIN_F_TRUNCATED),
-                                sp_ret=bool(flags & sf.CHAIN_F_SP_RET))
+                                sp_ret=bool(flags & sf.CHAIN_F_SP_RET),
+                                user_cut=bool(flags & sf.CHAIN_F_USER_CUT))
 
 
 def _stats(data, off, size, version):

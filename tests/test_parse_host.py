@@ -109,6 +109,9 @@ int main(void)
 	P(SLEEPY_SAMPLE_F_CHAIN);
 	P(SAMPLE_F_CALLCHAIN);
 	P(SLEEPY_CHAIN_F_TRUNCATED);
+	P(SLEEPY_CHAIN_F_SP_RET);
+	P(SLEEPY_CHAIN_F_USER_CUT);
+	P(SLEEPY_SAMPLE_F_EXEC);
 """ + offsets + """	return 0;
 }
 """)
@@ -171,6 +174,9 @@ int main(void)
     assert got["SLEEPY_SAMPLE_F_CHAIN"] == sf.SAMPLE_F_CHAIN
     assert got["SAMPLE_F_CALLCHAIN"] == sf.SAMPLE_F_CALLCHAIN
     assert got["SLEEPY_CHAIN_F_TRUNCATED"] == sf.CHAIN_F_TRUNCATED
+    assert got["SLEEPY_CHAIN_F_SP_RET"] == sf.CHAIN_F_SP_RET
+    assert got["SLEEPY_CHAIN_F_USER_CUT"] == sf.CHAIN_F_USER_CUT
+    assert got["SLEEPY_SAMPLE_F_EXEC"] == sf.SAMPLE_F_EXEC
     # struct sample_stats has natural alignment; its fields need no
     # padding, which the packed format string assumes.
     for n, _ in sf.STATS_FIELDS:

@@ -312,11 +312,15 @@ def test_only_frames_the_unwind_information_vouches_for(parse, prog):
     f.chain(0, 3, user=[ret[("main", "c")], libc_ret, 0x401234],
             flags=0)
     f.sample(1, syms["c"] + 5, pid=100, chain=3)
-    f.stats(samples_taken=3, samples_written=3)
+    # A walk that stopped early (user_cut): its callers are unknown too.
+    f.chain(0, 4, user=[ret[("a", "b")]], flags=sf.CHAIN_F_USER_CUT)
+    f.sample(1, ret[("b", "leaf")], pid=100, chain=4)
+    f.stats(samples_taken=4, samples_written=4)
     r = parse(f, "--format", "folded")
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [
         "calltree#0;[unknown];__libc_start_call_main;main;c 1",
+        "calltree#0;[unknown];a;b 1",
         "calltree#0;[unknown];leaf 1",
         "calltree#0;main;a;b 1",
     ]
