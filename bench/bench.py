@@ -22,18 +22,20 @@ import sys
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parent.parent
-CONFIGS = ["control", "sampling", "backup", "perf1000", "perf4000",
-           "perfg1000"]
+CONFIGS = ["control", "sampling", "backup", "callchain", "perf1000",
+           "perf4000", "perfg1000"]
 LABELS = {
     "control": "control (no profiler)",
     "sampling": "sleepy sampling, no write",
     "backup": "sleepy backup (writes file)",
+    "callchain": "sleepy backup --callchain",
     "perf1000": "perf record -F 1000",
     "perf4000": "perf record -F 4000",
     "perfg1000": "perf record -g -F 1000",
 }
 BENCHES = ["loop", "call", "btree"]
 TARGET_OVERHEAD = 0.02     # percent, sleepy backup at HZ=1000
+TARGET_CHAIN_OVERHEAD = 0.03   # percent, with call chains
 BUILD = Path(os.environ.get("SLEEPY_BUILD_DIR", TOP / "build"))
 GUEST_BIN = BUILD / "user" / "guest"
 HOST_PARSE = BUILD / "user" / "host" / "parse"
@@ -180,10 +182,34 @@ def print_table(table, a, mode):
                   f"{t['buffers_hwm']}")
 
 
+def judge_chains(table, b):
+    """The call-chain targets of benchmark b: (text, met) pairs."""
+    t, g = table.get((b, "callchain")), table.get((b, "perfg1000"))
+    if not t:
+        return []
+    ov = t["overhead_pct"]
+    out = [(f"{b}: sleepy --callchain overhead {ov:+.4f}% (target <= "
+            f"{TARGET_CHAIN_OVERHEAD}%)", ov <= TARGET_CHAIN_OVERHEAD),
+           (f"{b}: {t['dropped']} samples dropped with --callchain "
+            "(target 0)", t["dropped"] == 0)]
+    if g:
+        pv = g["overhead_pct"]
+        out.append((f"{b}: --callchain {ov:+.4f}% vs perf -g {pv:+.4f}% "
+                    f"(target <= 1/8 of perf -g's, {pv / 8:+.4f}%)",
+                    ov <= pv / 8))
+        sb, pb = t["bytes_per_sample"], g["bytes_per_sample"]
+        if sb and pb:
+            out.append((f"{b}: --callchain {sb:.1f} bytes/sample vs perf -g "
+                        f"{pb:.1f} (target <= half, {pb / 2:.1f})",
+                        sb <= pb / 2))
+    return out
+
+
 def judge(table, a):
     """Each target against the measured numbers: (text, met)."""
     out = []
     for b in a.benches:
+        out += judge_chains(table, b)
         if (b, "backup") not in table:
             continue
         ov = table[(b, "backup")]["overhead_pct"]

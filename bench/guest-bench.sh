@@ -24,8 +24,9 @@ for b in $benches; do
 				line=$($b $size) || exit 1
 				result "bench=$b config=$c run=$i $line"
 				;;
-			sampling|backup)
+			sampling|backup|callchain)
 				flag=; [ $c = sampling ] && flag=--no-write
+				[ $c = callchain ] && flag=--callchain
 				sample_start -o /var/log/samples $flag || exit 1
 				line=$($b $size) || exit 1
 				sample_stop --json > /tmp/stats.json || exit 1
@@ -40,6 +41,8 @@ for b in $benches; do
 					"hwm=$(num buffers_hwm /tmp/stats.json)"
 				[ $c = backup ] && [ $i = 1 ] &&
 					cp /var/log/samples "$out/$b.samples"
+				[ $c = callchain ] && [ $i = 1 ] &&
+					cp /var/log/samples "$out/$b.callchain.samples"
 				;;
 			perf*)
 				case $c in

@@ -127,13 +127,14 @@ def test_bench_quick_runs_every_configuration_and_its_checks(tmp_path):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     table = r.stdout[r.stdout.index("Overhead, median"):]
     for label in ("control (no profiler)", "sleepy sampling, no write",
-                  "sleepy backup (writes file)", "perf record -F 1000",
+                  "sleepy backup (writes file)", "sleepy backup --callchain",
+                  "perf record -F 1000",
                   "perf record -F 4000", "perf record -g -F 1000"):
         assert re.search(rf"^{re.escape(label)}\s+\d", table, re.M), label
     assert "[FAILED]" not in r.stdout
     assert r.stdout.count("  [ok] ") == 4
     data = json.loads((tmp_path / "bench.json").read_text())
-    assert len(data["results"]) == 18
+    assert len(data["results"]) == 21
     assert all(c["ok"] for c in data["correctness"])
     for cell in data["results"]:
         assert cell["checksum"] == data["results"][0]["checksum"] or \
