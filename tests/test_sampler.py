@@ -368,9 +368,9 @@ def check_accounting(st):
 
 
 def check_cpu_stats(s):
-    """A version 2 file's CPU_STATS records: below the header's nr_cpus,
+    """A version 3 file's CPU_STATS records: below the header's nr_cpus,
     in order (sleepyread checks that), adding up to the STATS record."""
-    assert s.header["version"] == 2 and s.stats is not None
+    assert s.header["version"] == 3 and s.stats is not None
     cpus = s.cpu_stats
     assert cpus and len(cpus) <= s.header["nr_cpus"]
     for name in sf.CPU_SUMS:
@@ -677,12 +677,20 @@ def test_abi_errors(two):
         "start-size-0": "EINVAL",
         "start-size-15": "EINVAL",
         "start-size-4097": "E2BIG",
-        "start-size-32-nonzero-tail": "E2BIG",
+        "start-size-40-nonzero-tail": "E2BIG",
         "start-size-ver0-unknown-flag": "EINVAL",
         "start-size-ver0": "OK",
-        "start-size-32-zero-tail": "OK",
+        "start-size-40-zero-tail": "OK",
         "start-size-page": "OK",
         "start-min-max-size": "OK",
+        # The call-chain fields: a depth of 1 to 127 with the flag only,
+        # the reserved word zero, a buffer that holds the largest chain.
+        "start-callchain-depth-128": "EINVAL",
+        "start-depth-without-callchain": "EINVAL",
+        "start-reserved-nonzero": "EINVAL",
+        "start-callchain-tiny-buffer": "EINVAL",
+        "start-callchain-127": "OK",
+        "start-callchain-default": "OK",
         "start-ok": "OK",
         "start-ebusy": "EBUSY",
         # sample_stop: VER0 (120) up to a page; an error leaves the
@@ -695,7 +703,7 @@ def test_abi_errors(two):
         "stop-null-without-start": "EINVAL",
         "start-null-cfg": "OK",
         "stop-null-stats": "OK",
-        # VER0: nothing written past 120 bytes; 256: bytes 128..255 zeroed.
+        # VER0: nothing written past 120 bytes; 256: bytes 176..255 zeroed.
         "stop-size-ver0": "OK",
         "stop-size-256": "OK",
         # A stats area the kernel cannot write is refused before the

@@ -132,17 +132,41 @@ static void start_sizes(void)
 	CHECK("start-null-cfg-size-24", start_raw(path, NULL, sizeof(*c)));
 	CHECK("start-size-15", start_raw(path, c, SAMPLE_CONFIG_SIZE_VER0 - 1));
 	CHECK("start-size-4097", start_raw(path, c, PAGE + 1));
-	buf[31] = 1;
-	CHECK("start-size-32-nonzero-tail", start_raw(path, c, 32));
+	buf[sizeof(*c) + 7] = 1;
+	CHECK("start-size-40-nonzero-tail", start_raw(path, c,
+						      sizeof(*c) + 8));
 	c = cfg(0x80, 0, 0, 0);
 	CHECK("start-size-ver0-unknown-flag",
 	      start_raw(path, c, SAMPLE_CONFIG_SIZE_VER0));
 	c = cfg(0, 0, 0, 0);
 	start_case("start-size-ver0", c, SAMPLE_CONFIG_SIZE_VER0);
-	start_case("start-size-32-zero-tail", c, 32);
+	start_case("start-size-40-zero-tail", c, sizeof(*c) + 8);
 	start_case("start-size-page", c, PAGE);
 	c->max_size = SAMPLE_MIN_MAX_SIZE;
 	start_case("start-min-max-size", c, sizeof(*c));
+}
+
+/* The call-chain fields: the flag, the depth, the reserved word. */
+static void callchain_cases(void)
+{
+	struct sample_config *c = cfg(SAMPLE_F_CALLCHAIN, 0, 0, 0);
+
+	c->callchain_depth = SAMPLE_MAX_CALLCHAIN_DEPTH + 1;
+	CHECK("start-callchain-depth-128", start_raw(path, c, sizeof(*c)));
+	c = cfg(0, 0, 0, 0);
+	c->callchain_depth = 8;
+	CHECK("start-depth-without-callchain", start_raw(path, c, sizeof(*c)));
+	c = cfg(0, 0, 0, 0);
+	c->reserved = 1;
+	CHECK("start-reserved-nonzero", start_raw(path, c, sizeof(*c)));
+	/* A buffer must hold the largest chain record and its sample. */
+	c = cfg(SAMPLE_F_CALLCHAIN, 0, SAMPLE_MIN_BUFFER_SIZE, 0);
+	CHECK("start-callchain-tiny-buffer", start_raw(path, c, sizeof(*c)));
+	c = cfg(SAMPLE_F_CALLCHAIN, 0, 0, 0);
+	c->callchain_depth = SAMPLE_MAX_CALLCHAIN_DEPTH;
+	start_case("start-callchain-127", c, sizeof(*c));
+	c = cfg(SAMPLE_F_CALLCHAIN, 0, 0, 0);
+	start_case("start-callchain-default", c, sizeof(*c));
 }
 
 /* Is buf[from, to) all byte b? */
@@ -156,7 +180,7 @@ static int all(size_t from, size_t to, unsigned char b)
 
 /*
  * sample_stop fills min(size, its own) bytes and zeroes the rest of size:
- * with VER0, nothing past it; with 256, bytes 128..255 zero and nothing
+ * with VER0, nothing past it; with 256, bytes 176..255 zero and nothing
  * past them. The accounting must be exact within what was filled.
  */
 static void stop_sizes(void)
@@ -175,7 +199,7 @@ static void stop_sizes(void)
 	memset(buf, 0xaa, sizeof(buf));
 	r = stop_raw(buf, 256);
 	printf("stop-size-256: %s\n", r ? ename(0, errno) :
-	       !all(SAMPLE_STATS_SIZE_VER1, 256, 0) ? "TAIL-NOT-ZEROED" :
+	       !all(sizeof(struct sample_stats), 256, 0) ? "TAIL-NOT-ZEROED" :
 	       !all(256, sizeof(buf), 0xaa) ? "WROTE-PAST-SIZE" :
 	       st->samples_taken != st->samples_written +
 	       st->dropped_no_buffer + st->dropped_no_appid +
@@ -204,6 +228,7 @@ int main(int argc, char **argv)
 	CHECK("stop-without-start", sleepy_sample_stop(&st));
 	start_errors(unmapped);
 	start_sizes();
+	callchain_cases();
 
 	CHECK("start-ok", sleepy_sample_start(path, NULL));
 	CHECK("start-ebusy", sleepy_sample_start(path, NULL));
