@@ -172,7 +172,8 @@ int chains_add(struct chain_table *t, const struct sleepy_chain *rec)
 	return 0;
 }
 
-uint32_t chains_find(struct chain_table *t, uint16_t cpu, uint32_t id)
+uint32_t chains_lookup(const struct chain_table *t, uint16_t cpu,
+		       uint32_t id)
 {
 	uint64_t key = (uint64_t)cpu << 32 | id;
 
@@ -180,6 +181,13 @@ uint32_t chains_find(struct chain_table *t, uint16_t cpu, uint32_t id)
 	     j = (j + 1) & t->ref_mask)
 		if (t->refs[j].key == key)
 			return t->refs[j].id;
-	t->lost++;
 	return 0;
+}
+
+uint32_t chains_find(struct chain_table *t, uint16_t cpu, uint32_t id)
+{
+	uint32_t found = chains_lookup(t, cpu, id);
+
+	t->lost += !found;
+	return found;
 }

@@ -43,6 +43,9 @@ void chains_free(struct chain_table *t);
 int chains_add(struct chain_table *t, const struct sleepy_chain *c);
 /* The id of CPU cpu's chain id, or 0 (then counted as lost). */
 uint32_t chains_find(struct chain_table *t, uint16_t cpu, uint32_t id);
+/* The same, counting nothing. */
+uint32_t chains_lookup(const struct chain_table *t, uint16_t cpu,
+		       uint32_t id);
 
 static inline const struct chain *chain_get(const struct chain_table *t,
 					    uint32_t id)

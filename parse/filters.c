@@ -7,9 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Whether an appid passes --app and --appid. */
-static bool appid_wanted(const struct options *o,
-			 const struct appid_table *appids, uint32_t appid)
+bool filters_appid_wanted(const struct options *o,
+			  const struct appid_table *appids, uint32_t appid)
 {
 	const struct appid_info *a = appids_find(appids, appid);
 
@@ -37,7 +36,7 @@ int filters_apply(const struct options *o, const struct appid_table *appids,
 	for (size_t i = 0; i <= counts->mask; i++) {
 		const struct count_entry *e = &counts->slots[i];
 
-		if (!e->count || !appid_wanted(o, appids, CE_APPID(e)))
+		if (!e->count || !filters_appid_wanted(o, appids, CE_APPID(e)))
 			continue;
 		if (counts_add(&kept, e->ip, e->a, e->b, e->count)) {
 			counts_free(&kept);

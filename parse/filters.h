@@ -7,6 +7,7 @@
 #ifndef SLEEPY_PARSE_FILTERS_H
 #define SLEEPY_PARSE_FILTERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,10 @@
  */
 int filters_apply(const struct options *o, const struct appid_table *appids,
 		  struct count_table *counts, uint64_t *total);
+
+/* Whether an appid passes --app and --appid. */
+bool filters_appid_wanted(const struct options *o,
+			  const struct appid_table *appids, uint32_t appid);
 
 /* The filters in effect, e.g. "app loop, cpu 1" ("" for none). */
 void filters_describe(const struct options *o, char *buf, size_t size);

@@ -296,7 +296,7 @@ void ksyms_free(struct ksyms *k)
 }
 
 int ksyms_lookup(const struct ksyms *k, uint64_t ip, uint32_t *name,
-		 uint32_t *dso)
+		 uint32_t *dso, uint64_t *start)
 {
 	size_t lo = 0, hi = k->n;
 
@@ -309,6 +309,7 @@ int ksyms_lookup(const struct ksyms *k, uint64_t ip, uint32_t *name,
 			return -1;
 		*name = k->vmlinux->syms[i].name;
 		*dso = k->vmlinux_dso;
+		*start = k->vmlinux->syms[i].addr;
 		return 0;
 	}
 	while (lo < hi) {
@@ -332,6 +333,7 @@ int ksyms_lookup(const struct ksyms *k, uint64_t ip, uint32_t *name,
 			s--;
 		*name = s->name;
 		*dso = s->dso;
+		*start = s->addr;
 	}
 	return 0;
 }

@@ -46,8 +46,9 @@ int ksyms_load(struct ksyms *k, const char *kallsyms, const char *vmlinux,
 	       struct strtab *names, char *err, size_t errsz);
 void ksyms_free(struct ksyms *k);
 
-/* The symbol of a kernel ip: 0 and the ksym, or -1 (none). */
+/* The symbol of a kernel ip: 0 with its name, module and start, or -1
+ * (none). */
 int ksyms_lookup(const struct ksyms *k, uint64_t ip, uint32_t *name,
-		 uint32_t *dso);
+		 uint32_t *dso, uint64_t *start);
 
 #endif /* SLEEPY_PARSE_KSYMS_H */

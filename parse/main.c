@@ -28,6 +28,7 @@
 #include "filters.h"
 #include "plot.h"
 #include "sqlout.h"
+#include "scriptout.h"
 #include "treeout.h"
 #include "writer.h"
 
@@ -264,6 +265,28 @@ static void build_tree(struct state *st, struct calltree *t, bool inverted)
 	free(e);
 }
 
+/* --format perf-script: a second pass over the file, a sample at a time. */
+static void write_script(struct state *st)
+{
+	const struct stack_source src = {
+		&st->sym, &st->appids, &st->chains, &st->names, false,
+		strtab_intern(&st->names, "[unknown]"),
+	};
+	struct sleepy_reader *r = sleepy_reader_open(st->o.file);
+
+	if (!r)
+		die_nomem();
+	if (sleepy_reader_status(r) != SLEEPY_OK)
+		die_reader(r, st->o.file);
+	switch (script_write(stdout, r, &st->o, &src)) {
+	case -1:
+		die_nomem();
+	case -2:
+		die_reader(r, st->o.file);
+	}
+	sleepy_reader_close(r);
+}
+
 /* The call-chain views: the text tree, or the folded stacks. */
 static void write_stacks(struct state *st)
 {
@@ -275,6 +298,10 @@ static void write_stacks(struct state *st)
 	char mode[32], title[64];
 	struct calltree t;
 
+	if (o->format == FORMAT_PERF_SCRIPT) {
+		write_script(st);
+		return;
+	}
 	build_tree(st, &t, o->inverted);
 	if (o->format == FORMAT_FOLDED) {
 		if (tree_print_folded(stdout, &t, &st->names))

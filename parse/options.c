@@ -60,6 +60,8 @@ static const char usage_text[] =
 	"                  the session), csv, json, or folded (the call\n"
 	"                  chains as folded stacks for flame graphs:\n"
 	"                  app;outermost;...;leaf COUNT, kernel frames _[k])\n"
+	"                  or perf-script (each sample and its frames as\n"
+	"                  perf script prints them; FILE, not stdin)\n"
 	"  --tree          the call tree of the call chains, top-down from\n"
 	"                  the application (appid, or app with --by app),\n"
 	"                  with total and self samples per frame\n"
@@ -91,7 +93,7 @@ static const char by_list[] = "app, appid, eip, appid-eip, symbol, dso, "
 
 static const char *const format_names[NR_FORMATS] = {
 	[FORMAT_TEXT] = "text", [FORMAT_CSV] = "csv", [FORMAT_JSON] = "json",
-	[FORMAT_FOLDED] = "folded",
+	[FORMAT_FOLDED] = "folded", [FORMAT_PERF_SCRIPT] = "perf-script",
 };
 
 enum option_id {
@@ -392,8 +394,11 @@ static void check_stacks(const struct options *o)
 		die(2, "--by: the call chains' views start at the application: "
 		    "app or appid only");
 	if (o->sqlite || o->plot || o->annotate)
-		die(2, "--format folded: not with --sqlite, --plot or "
-		    "--annotate");
+		die(2, "--format %s: not with --sqlite, --plot or --annotate",
+		    format_names[o->format]);
+	if (o->format == FORMAT_PERF_SCRIPT && !strcmp(o->file, "-"))
+		die(2, "--format perf-script: reads FILE twice, so not "
+		    "standard input");
 }
 
 /*
@@ -407,8 +412,9 @@ static void check_children(struct options *o)
 
 	if (!o->children)
 		return;
-	if (o->format == FORMAT_FOLDED)
-		die(2, "--children: not with --format folded");
+	if (o->format == FORMAT_FOLDED || o->format == FORMAT_PERF_SCRIPT)
+		die(2, "--children: not with --format %s",
+		    format_names[o->format]);
 	if (!o->fields)
 		o->fields = fields_normalize(FB(F_SYMBOL));
 	if (o->fields & ~ok)

@@ -17,6 +17,7 @@ enum format {
 	FORMAT_CSV,
 	FORMAT_JSON,
 	FORMAT_FOLDED,		/* the call chains' folded stacks */
+	FORMAT_PERF_SCRIPT,	/* ... as perf script prints them */
 	NR_FORMATS,
 };
 
@@ -43,7 +44,8 @@ struct options {
 /* Whether the output is a call-chain view (--tree, --format folded). */
 static inline bool options_stacks(const struct options *o)
 {
-	return o->tree || o->format == FORMAT_FOLDED;
+	return o->tree || o->format == FORMAT_FOLDED ||
+	       o->format == FORMAT_PERF_SCRIPT;
 }
 
 /* Whether the pass keeps the stacks: the call-chain views, --children. */

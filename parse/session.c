@@ -64,9 +64,7 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 		return counts_pipe_add(&p->pipe, sleepy_sample_ip(rec) & p->ipm,
 				       sleepy_sample_appid(rec) & p->am, 0);
 	sleepy_get_sample(rec, &x);
-	if ((o->pid >= 0 && x.pid != o->pid) ||
-	    (o->cpu >= 0 && x.cpu != o->cpu) ||
-	    t < o->from_ns || t >= o->to_ns) {
+	if (!session_sample_wanted(o, &x)) {
 		s->selected--;
 		return 0;
 	}

@@ -54,6 +54,16 @@ struct session_out {
 	struct count_table *stacks;
 };
 
+/* Whether a decoded sample passes the in-pass filters: --pid, --cpu, --from
+ * and --to (the mode is checked before decoding). */
+static inline bool session_sample_wanted(const struct options *o,
+					 const struct sleepy_sample *x)
+{
+	return (o->pid < 0 || x->pid == o->pid) &&
+	       (o->cpu < 0 || x->cpu == o->cpu) &&
+	       x->time_ns >= o->from_ns && x->time_ns < o->to_ns;
+}
+
 /*
  * Read the rest of the file (after its header) into out and s. Returns 0,
  * -1 when out of memory, or -2 on a reader error (see sleepy_reader_*()).

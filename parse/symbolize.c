@@ -154,7 +154,7 @@ static int resolve_kernel(struct symbolizer *s, uint64_t ip,
 	if (!k || !k->source)
 		return unresolved(s, r, REASON_NO_KSYMS, "[kernel.kallsyms]",
 				  ip);
-	if (ksyms_lookup(k, ip, &r->sym, &r->dso)) {
+	if (ksyms_lookup(k, ip, &r->sym, &r->dso, &r->sym_start)) {
 		r->dso = s->kernel_dso;
 		return unresolved(s, r, REASON_NO_SYMBOL, "[kernel.kallsyms]",
 				  ip);
@@ -218,6 +218,7 @@ static int resolve_user(struct symbolizer *s, uint32_t appid, uint64_t ip,
 	if (hit == DSO_SYMBOL) {
 		r->kind = KIND_SYMBOL;
 		r->sym = d->syms[i].name;
+		r->sym_start = d->syms[i].addr;
 	} else {
 		char buf[1024];
 

@@ -34,6 +34,7 @@ struct symres {
 	uint8_t reason;		/* enum sym_reason (KIND_UNRESOLVED) */
 	uint64_t offset;	/* the file offset, or the ip (kernel) */
 	uint64_t vaddr;		/* the address in the object (annotate) */
+	uint64_t sym_start;	/* KIND_SYMBOL: the symbol's, in vaddr's space */
 	struct dso *obj;	/* NULL for kallsyms and unresolved */
 };
 

@@ -342,3 +342,12 @@ def test_parse_agrees_with_the_chains(vm, parse_bin, symfs):
     assert rows["main"] >= 95, rows
     tree = parse("--tree", "--app", "calltree")
     assert re.search(r"^ +\S+% +\S+% +\d+ +leaf$", tree, re.M), tree
+    # perf script's text, collapsed, is the folded stacks (by app).
+    from test_parse_stacks import collapse_perf_script
+    script = parse("--format", "perf-script", "--app", "calltree")
+    folded = {}
+    for line in parse("--format", "folded", "--by", "app", "--app",
+                      "calltree").splitlines():
+        stack, n = line.rsplit(" ", 1)
+        folded[stack] = int(n)
+    assert collapse_perf_script(script) == folded

@@ -324,3 +324,74 @@ def test_only_frames_the_unwind_information_vouches_for(parse, prog):
         "calltree#0;[unknown];leaf 1",
         "calltree#0;main;a;b 1",
     ]
+
+
+def collapse_perf_script(text):
+    """Folded stacks from perf script text, as stackcollapse-perf.pl makes
+    them: comm, then the frames outermost first (symbol without its
+    offset; kernel frames _[k]), counted."""
+    out = {}
+    for block in text.strip("\n").split("\n\n"):
+        lines = block.splitlines()
+        head = re.match(r"^(\S.*?) (\d+)/(\d+) \[(\d{3})\] (\d+)\.(\d{6}): "
+                        r"(\d+) cpu-clock:$", lines[0])
+        assert head, lines[0]
+        frames = []
+        for line in lines[1:]:
+            m = re.match(r"^\t([0-9a-f]+) (\S+?)(\+0x[0-9a-f]+)? \((.*)\)$",
+                         line)
+            assert m, line
+            name = m.group(2)
+            if m.group(4) == "[kernel.kallsyms]":
+                name += "_[k]"
+            frames.append(name)
+        key = ";".join([head.group(1)] + frames[::-1])
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def test_perf_script(parse, prog, tmp_path):
+    """--format perf-script: a header per sample (comm pid/tid [cpu]
+    secs.usecs: period cpu-clock:), its frames leaf first with symbol
+    offsets and DSOs, a blank line; collapsed, it is the folded output."""
+    _, ret, syms = prog
+    f = tree_session(prog)
+    f.chain(1, 9, kernel=[0xffffffff81002010, 0xffffffff81000050],
+            user=[syms["zero_reader"] + 9, ret[("main", "a")]])
+    f.sample(1, 0xffffffff81003004, mode=sf.MODE_KERNEL, pid=100, tid=101,
+             cpu=1, chain=9, time_ns=2_500_000)
+    ks = tmp_path / "k.kallsyms"
+    ks.write_text(KSYMS)
+    r = parse(f, "--format", "perf-script", "--mode", "all",
+              "--kallsyms", ks)
+    assert r.returncode == 0, r.stderr
+    blocks = r.stdout.split("\n\n")
+    assert blocks[0].splitlines() == [
+        "calltree 100/0 [000] 1.000000: 1000000 cpu-clock:",
+        f"\t{syms['leaf'] + 8:x} leaf+0x8 ({prog[0]})",
+        f"\t{ret[('b', 'leaf')] - 1:x} b+0x{ret[('b', 'leaf')] - 1 - syms['b']:x}"
+        f" ({prog[0]})",
+        f"\t{ret[('a', 'b')] - 1:x} a+0x{ret[('a', 'b')] - 1 - syms['a']:x}"
+        f" ({prog[0]})",
+        f"\t{ret[('main', 'a')] - 1:x} "
+        f"main+0x{ret[('main', 'a')] - 1 - syms['main']:x} ({prog[0]})",
+    ]
+    assert "calltree 100/101 [001] 1.002500: 1000000 cpu-clock:\n" \
+        "\tffffffff81003004 read_iter_zero+0x4 ([kernel.kallsyms])\n" \
+        "\tffffffff8100200f ksys_read+0xf ([kernel.kallsyms])\n" in r.stdout
+    folded = parse(f, "--format", "folded", "--mode", "all", "--by", "app",
+                   "--kallsyms", ks)
+    want = {}
+    for line in folded.stdout.splitlines():
+        stack, n = line.rsplit(" ", 1)
+        want[stack] = int(n)
+    assert collapse_perf_script(r.stdout) == want
+    r = parse(f, "--format", "perf-script", "--pid", "7")
+    assert r.returncode == 0 and r.stdout == ""
+
+
+def test_perf_script_needs_a_file(parse_bin):
+    r = subprocess.run([str(parse_bin), "--format", "perf-script", "-"],
+                       capture_output=True, text=True, input="")
+    assert r.returncode == 2
+    assert "reads FILE twice, so not standard input" in r.stderr
