@@ -351,3 +351,67 @@ def test_parse_agrees_with_the_chains(vm, parse_bin, symfs):
         stack, n = line.rsplit(" ", 1)
         folded[stack] = int(n)
     assert collapse_perf_script(script) == folded
+
+
+# perf record -g and sleepy --callchain on the same program in one guest
+# (the release kernel with Debian's perf, 1 vCPU).
+PERF_SCRIPT = r"""
+calltree framed 0.1 > /dev/null
+scenario sleepy <<'EOF'
+sample_start -o /var/log/framed.samples --callchain || exit 10
+calltree framed 3 > $S/framed-sleepy.out || exit 12
+sample_stop --json > $S/framed.stats || exit 11
+cp /var/log/framed.samples $S/
+EOF
+scenario perf <<'EOF'
+perf record -g -e cpu-clock -F 1000 -o /tmp/perf.data -- \
+  calltree framed 3 > $S/framed-perf.out 2> $S/perf-record.err || exit 10
+perf report -i /tmp/perf.data --children --stdio --sort sym -g none \
+  --comm calltree --percent-limit 0 > $S/perf-report.txt \
+  2> $S/perf-report.err || exit 11
+EOF
+"""
+
+
+@pytest.fixture(scope="module")
+def perf_vm(tmp_path_factory):
+    share = tmp_path_factory.mktemp("callchain-perf")
+    boot_scenarios(PERF_SCRIPT, share, smp=1, timeout=900, extra=("--perf",))
+    return share
+
+
+def test_agrees_with_perf(perf_vm, parse_bin, symfs):
+    """calltree framed (every function of it sets up its frame, so perf's
+    walk is right there too) under perf record -g and under sleepy
+    --callchain: the same five of its functions with the most inclusive
+    samples, each within 3 points. Only the program's own functions: past
+    __libc_start_call_main (the C library keeps no frame pointer) perf's
+    walk goes on through values that are no return addresses (in one run,
+    __do_global_dtors_aux and a stack canary, 0xbe552274c0854800, each
+    on nearly every stack), which parse's check against the unwind
+    information refuses."""
+    import csv as csv_mod
+    import io
+    import subprocess
+    scenario_ok(perf_vm, "sleepy", "perf")
+    own = {"main", "fa", "fb", "fc", "work", "touch"}
+    perf = {}
+    for line in (perf_vm / "perf-report.txt").read_text().splitlines():
+        m = re.match(r"^\s+([\d.]+)%\s+([\d.]+)%\s+\[[.k]\]\s+(\S+)", line)
+        if m and m.group(3) in own:
+            perf.setdefault(m.group(3), float(m.group(1)))
+    r = subprocess.run([str(parse_bin), "--symfs", str(symfs), "--children",
+                        "--mode", "all", "--app", "calltree",
+                        "--format", "csv", str(perf_vm / "framed.samples")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    ours = {row["symbol"]: float(row["children_percent"])
+            for row in csv_mod.DictReader(io.StringIO(r.stdout))
+            if row["symbol"] in own}
+    top = sorted(perf, key=lambda k: -perf[k])[:5]
+    assert set(top) == set(sorted(ours, key=lambda k: -ours[k])[:5]), \
+        (top, ours)
+    for name in top:
+        assert abs(perf[name] - ours[name]) <= 3, (name, perf[name],
+                                                   ours[name])
+    assert set(top) == {"main", "work", "fa", "fb", "fc"}, top

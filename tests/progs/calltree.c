@@ -13,6 +13,11 @@
  *   calltree kernel SECONDS
  *	zero_reader reads /dev/zero and pipe_writer writes a pipe (and reads
  *	it back), alternately: most of the time is in the kernel
+ *   calltree framed SECONDS
+ *	the tree's shape with a work function that sets up its frame (it
+ *	calls another), where a walk of the frame pointers alone, perf's,
+ *	is right too: main calls fa -> fb -> work three times for each
+ *	fc -> work
  *
  * Each prints one JSON line: {"mode": ..., "cpu_ns": N, "calls": N}.
  */
@@ -65,6 +70,38 @@ __attribute__((noinline)) void c(void)
 	NO_SIBCALL();
 }
 
+/* Called once per work(): it makes work() no leaf, so it has a frame. */
+__attribute__((noinline)) void touch(void)
+{
+	NO_SIBCALL();
+}
+
+__attribute__((noinline)) void work(void)
+{
+	for (unsigned int i = 0; i < LEAF_WORK; i++)
+		sink += i;
+	touch();
+	NO_SIBCALL();
+}
+
+__attribute__((noinline)) void fb(void)
+{
+	work();
+	NO_SIBCALL();
+}
+
+__attribute__((noinline)) void fa(void)
+{
+	fb();
+	NO_SIBCALL();
+}
+
+__attribute__((noinline)) void fc(void)
+{
+	work();
+	NO_SIBCALL();
+}
+
 __attribute__((noinline)) void rec(int depth)
 {
 	if (depth > 0)
@@ -114,6 +151,22 @@ static uint64_t run_tree(uint64_t until)
 	return calls;
 }
 
+static uint64_t run_framed(uint64_t until)
+{
+	uint64_t calls = 0;
+
+	while (cpu_ns() < until) {
+		for (int i = 0; i < ROUNDS; i++) {
+			fa();
+			fa();
+			fa();
+			fc();
+		}
+		calls += 4 * ROUNDS;
+	}
+	return calls;
+}
+
 static uint64_t run_recurse(int depth, uint64_t until)
 {
 	uint64_t calls = 0;
@@ -144,7 +197,7 @@ static uint64_t run_kernel(uint64_t until)
 static void usage(FILE *f)
 {
 	fputs("usage: calltree tree SECONDS | recurse DEPTH SECONDS |\n"
-	      "       kernel SECONDS\n"
+	      "       kernel SECONDS | framed SECONDS\n"
 	      "Programs of known call trees for sleepy's call-chain tests.\n",
 	      f);
 }
@@ -170,6 +223,8 @@ int main(int argc, char **argv)
 				    start + (uint64_t)(secs * 1e9));
 	else if (!strcmp(argv[1], "kernel"))
 		calls = run_kernel(start + (uint64_t)(secs * 1e9));
+	else if (!strcmp(argv[1], "framed"))
+		calls = run_framed(start + (uint64_t)(secs * 1e9));
 	else {
 		usage(stderr);
 		return 2;
