@@ -5,9 +5,12 @@
  * global, non-inlined call, so each shows in its callers' stacks.
  *
  *   calltree tree SECONDS
- *	main calls a -> b -> leaf three times for each c -> leaf, with the
- *	same work in every leaf call, for SECONDS of CPU time: a has 75% of
- *	the time inclusive, c 25%, and leaf nearly all of the self time
+ *	main calls a -> b -> leaf three times as often as c -> leaf, with
+ *	the same work in every leaf call, for SECONDS of CPU time: a has 75%
+ *	of the time inclusive, c 25%, and leaf nearly all of the self time.
+ *	The order is random (a with probability 3/4 each time): a fixed
+ *	order repeats with a period that a fixed sampling period can lock to
+ *	(perf -g once saw fa 80% and fc 20% of a, a, a, c)
  *   calltree recurse DEPTH SECONDS
  *	rec calls itself DEPTH times, then leaf, again and again
  *   calltree kernel SECONDS
@@ -16,14 +19,15 @@
  *   calltree framed SECONDS
  *	the tree's shape with a work function that sets up its frame (it
  *	calls another), where a walk of the frame pointers alone, perf's,
- *	is right too: main calls fa -> fb -> work three times for each
- *	fc -> work
+ *	is right too: main calls fa -> fb -> work three times as often as
+ *	fc -> work, in a random order
  *
  * Each prints one JSON line: {"mode": ..., "cpu_ns": N, "calls": N}.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,32 +139,30 @@ __attribute__((noinline)) void pipe_writer(const int p[2], char *buf,
  * tree's. */
 #define ROUNDS 32
 
-static uint64_t run_tree(uint64_t until)
+/* Three times in four, at random (xorshift64), and not in a cycle. */
+static bool three_in_four(void)
 {
-	uint64_t calls = 0;
+	static uint64_t x = 0x9e3779b97f4a7c15ull;
 
-	while (cpu_ns() < until) {
-		for (int i = 0; i < ROUNDS; i++) {
-			a();
-			a();
-			a();
-			c();
-		}
-		calls += 4 * ROUNDS;
-	}
-	return calls;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return (x >> 32) & 3;
 }
 
-static uint64_t run_framed(uint64_t until)
+/* ROUNDS x 4 calls of first or second, three in four of them first;
+ * inlined, so that main calls them itself. */
+static inline __attribute__((always_inline)) uint64_t
+run_mix(void (*first)(void), void (*second)(void), uint64_t until)
 {
 	uint64_t calls = 0;
 
 	while (cpu_ns() < until) {
-		for (int i = 0; i < ROUNDS; i++) {
-			fa();
-			fa();
-			fa();
-			fc();
+		for (int i = 0; i < 4 * ROUNDS; i++) {
+			if (three_in_four())
+				first();
+			else
+				second();
 		}
 		calls += 4 * ROUNDS;
 	}
@@ -217,14 +219,14 @@ int main(int argc, char **argv)
 	}
 	secs = atof(argv[argc - 1]);
 	if (!strcmp(argv[1], "tree"))
-		calls = run_tree(start + (uint64_t)(secs * 1e9));
+		calls = run_mix(a, c, start + (uint64_t)(secs * 1e9));
 	else if (!strcmp(argv[1], "recurse"))
 		calls = run_recurse(atoi(argv[2]),
 				    start + (uint64_t)(secs * 1e9));
 	else if (!strcmp(argv[1], "kernel"))
 		calls = run_kernel(start + (uint64_t)(secs * 1e9));
 	else if (!strcmp(argv[1], "framed"))
-		calls = run_framed(start + (uint64_t)(secs * 1e9));
+		calls = run_mix(fa, fc, start + (uint64_t)(secs * 1e9));
 	else {
 		usage(stderr);
 		return 2;
