@@ -6,7 +6,8 @@ exact depths. Read with sleepyread, independently of parse.
 One boot of the debug kernel (lockdep, KASAN, kmemleak, ...), 2 vCPUs:
 the runner fails it on any splat, so the scenarios that exit threads and
 unmap their stacks mid-sample, and fork and exec, are tests of the
-walkers' safety too.
+walkers' safety too. One boot of the release kernel with Debian's perf,
+1 vCPU, compares sleepy with perf record -g on the same program.
 """
 import bisect
 import json
