@@ -10,8 +10,9 @@ export SLEEPY_BUILD_DIR=$BUILD
 
 # Debian packages the project needs: kernel build, VM, guest userland, user
 # tools (static elfutils/capstone/sqlite and their compression libraries),
-# the test harness (clang for the fuzz target) and the perf peer for the
-# benchmarks.
+# the test harness (clang for the fuzz target; go's pprof and chromium, the
+# readers of parse's pprof and flame-graph exports) and the perf peer for
+# the benchmarks.
 DEPS=(
 	linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev
 	dwarves cpio kmod xz-utils rsync git ccache file util-linux
@@ -19,7 +20,7 @@ DEPS=(
 	libdw-dev libcapstone-dev libsqlite3-dev sqlite3
 	zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
 	linux-perf
-	python3 python3-pytest clang
+	python3 python3-pytest clang golang-go chromium
 )
 
 usage() {
