@@ -50,17 +50,26 @@ int counts_grow(struct count_table *t)
 	return 0;
 }
 
-int counts_project(const struct count_table *src, struct count_table *dst,
-		   const struct count_mask *m)
+int counts_project_ips(const struct count_table *src, struct count_table *dst,
+		       const struct count_mask *m,
+		       const struct count_entry *ips)
 {
 	for (size_t i = 0; i <= src->mask; i++) {
 		const struct count_entry *e = &src->slots[i];
 
-		if (e->count && counts_add(dst, e->ip & m->ip, e->a & m->a,
-					   e->b & m->b, e->count))
+		if (!e->count)
+			continue;
+		if (counts_add(dst, (ips ? ips[e->ip].ip : e->ip) & m->ip,
+			       e->a & m->a, e->b & m->b, e->count))
 			return -1;
 	}
 	return 0;
+}
+
+int counts_project(const struct count_table *src, struct count_table *dst,
+		   const struct count_mask *m)
+{
+	return counts_project_ips(src, dst, m, NULL);
 }
 
 struct count_entry *counts_entries(const struct count_table *t)

@@ -106,6 +106,23 @@ static inline int counts_add_hashed(struct count_table *t, uint64_t ip,
 	return 0;
 }
 
+/* The entry of (ip, a, b), or NULL if it has none. */
+static inline struct count_entry *counts_find(const struct count_table *t,
+					      uint64_t ip, uint64_t a,
+					      uint64_t b)
+{
+	size_t i = counts_hash(ip, a, b) & t->mask;
+
+	for (;; i = (i + 1) & t->mask) {
+		struct count_entry *e = &t->slots[i];
+
+		if (e->count == 0)
+			return NULL;
+		if (e->ip == ip && e->a == a && e->b == b)
+			return e;
+	}
+}
+
 /* Add n samples to (ip, a, b). Returns 0, or -1 when out of memory. */
 static inline int counts_add(struct count_table *t, uint64_t ip, uint64_t a,
 			     uint64_t b, uint64_t n)
@@ -187,6 +204,11 @@ struct count_mask {
  */
 int counts_project(const struct count_table *src, struct count_table *dst,
 		   const struct count_mask *m);
+/* The same for a table whose keys hold an index into ips where the IP
+ * goes (stackids.h): the IP is ips[index].ip. */
+int counts_project_ips(const struct count_table *src, struct count_table *dst,
+		       const struct count_mask *m,
+		       const struct count_entry *ips);
 
 /* The used entries, in no particular order, as a new array (or NULL). */
 struct count_entry *counts_entries(const struct count_table *t);

@@ -48,6 +48,7 @@ struct state {
 	struct count_table report;	/* the reports' (or counts itself) */
 	struct chain_table chains;	/* the call-chain views': */
 	struct count_table stacks;	/* (ip, appid, chain) -> samples */
+	struct stack_ids stack_ids;	/* the database's */
 	struct appid_table appids;
 	struct maps maps;
 	struct strtab names;
@@ -103,6 +104,7 @@ static void count_session(struct state *st)
 	const struct session_out out = {
 		&st->counts, &st->appids, &st->maps, &st->names,
 		stacks ? &st->chains : NULL, stacks ? &st->stacks : NULL,
+		o->sqlite ? &st->stack_ids : NULL,
 	};
 	uint64_t total;
 
@@ -117,6 +119,8 @@ static void count_session(struct state *st)
 	if (counts_init(&st->counts) || strtab_init(&st->names))
 		die_nomem();
 	if (stacks && (chains_init(&st->chains) || counts_init(&st->stacks)))
+		die_nomem();
+	if (o->sqlite && stackids_init(&st->stack_ids))
 		die_nomem();
 	appids_init(&st->appids);
 	maps_init(&st->maps);
@@ -136,7 +140,8 @@ static void count_session(struct state *st)
 	filters_describe(o, st->filters, sizeof(st->filters));
 	st->report = st->counts;	/* the same table: freed once */
 	if (o->sqlite && (counts_init(&st->report) ||
-			  counts_project(&st->counts, &st->report, rm)))
+			  counts_project_ips(&st->counts, &st->report, rm,
+					     st->stack_ids.v)))
 		die_nomem();
 }
 
@@ -318,6 +323,10 @@ static void write_stacks(struct state *st)
 
 static void write_sqlite(struct state *st)
 {
+	const struct stack_source src = {
+		&st->sym, &st->appids, &st->chains, &st->names, false,
+		strtab_intern(&st->names, "[unknown]"),
+	};
 	const struct sqlite_in in = {
 		.file = st->o.file, .hdr = st->s.hdr, .samples = st->s.samples,
 		.selected = st->total, .span_ns = st->s.last_time_ns,
@@ -326,6 +335,7 @@ static void write_sqlite(struct state *st)
 		.maps = &st->maps, .names = &st->names, .sym = &st->sym,
 		.counts = &st->counts, .have_stats = st->s.have_stats,
 		.stats = &st->s.stats, .cpus = st->s.cpus, .ncpus = st->s.ncpus,
+		.stacks = &st->stack_ids, .src = &src,
 	};
 	char err[512];
 
@@ -339,8 +349,10 @@ static void free_state(struct state *st)
 		symbolizer_free(&st->sym);
 	ksyms_free(&st->ks);
 	free(st->sidecar);
-	if (st->o.sqlite)
+	if (st->o.sqlite) {
 		counts_free(&st->report);
+		stackids_free(&st->stack_ids);
+	}
 	if (options_need_stacks(&st->o)) {
 		counts_free(&st->stacks);
 		chains_free(&st->chains);

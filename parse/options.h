@@ -48,10 +48,11 @@ static inline bool options_stacks(const struct options *o)
 	       o->format == FORMAT_PERF_SCRIPT;
 }
 
-/* Whether the pass keeps the stacks: the call-chain views, --children. */
+/* Whether the pass keeps the stacks: the call-chain views, --children,
+ * the database. */
 static inline bool options_need_stacks(const struct options *o)
 {
-	return options_stacks(o) || o->children;
+	return options_stacks(o) || o->children || o->sqlite;
 }
 
 /* The options of argv; exits on --help and on errors. */

@@ -26,16 +26,27 @@ struct pass {
 
 typedef int (*record_fn)(struct pass *p, const struct sleepy_record *rec);
 
-/* The call-chain views: the sample x by (ip, appid, its chain's id). */
-static int add_stack(struct pass *p, const struct sleepy_sample *x)
+/*
+ * The call-chain views: the sample x by (ip, appid, its chain's id). For
+ * the database, *key becomes the stack's id. Returns 0 or -1.
+ */
+static int add_stack(struct pass *p, const struct sleepy_sample *x,
+		     uint64_t *key)
 {
 	uint32_t id = 0;
+	int64_t sid;
 
 	if (x->flags & SLEEPY_SAMPLE_F_CHAIN) {
 		id = chains_find(p->out->chains, x->cpu, x->chain);
 		p->s->chains_lost += !id;
 	}
-	return counts_add(p->out->stacks, x->ip, x->appid, id, 1);
+	if (counts_add(p->out->stacks, x->ip, x->appid, id, 1))
+		return -1;
+	if (!p->out->stack_ids)
+		return 0;
+	sid = stackids_intern(p->out->stack_ids, x->ip, x->appid, id);
+	*key = (uint64_t)sid;
+	return sid < 0 ? -1 : 0;
 }
 
 /*
@@ -51,7 +62,7 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 	const unsigned int mode = sleepy_sample_mode(rec);
 	const uint64_t t = sleepy_sample_time(rec);
 	struct sleepy_sample x;
-	uint64_t slice;
+	uint64_t slice, key;
 
 	s->samples++;
 	s->by_mode[mode < NR_MODES ? mode : NR_MODES]++;
@@ -71,9 +82,10 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 	slice = t / o->slice_ns;
 	if (slice > UINT32_MAX)
 		slice = UINT32_MAX;
-	if (p->out->stacks && add_stack(p, &x))
+	key = x.ip;
+	if (p->out->stacks && add_stack(p, &x, &key))
 		return -1;
-	return counts_pipe_add(&p->pipe, x.ip & p->ipm,
+	return counts_pipe_add(&p->pipe, key & p->ipm,
 			       counts_a(x.appid, x.pid) & p->am,
 			       counts_b(x.cpu, x.mode, (uint32_t)slice) &
 			       p->bm);

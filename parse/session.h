@@ -16,6 +16,7 @@
 #include "appids.h"
 #include "chains.h"
 #include "counts.h"
+#include "stackids.h"
 #include "fields.h"
 #include "maps.h"
 #include "options.h"
@@ -52,6 +53,12 @@ struct session_out {
 	 */
 	struct chain_table *chains;
 	struct count_table *stacks;
+	/*
+	 * For the database (NULL otherwise; then chains and stacks are
+	 * set): the distinct stacks, and counts keyed by a stack id where
+	 * the IP goes.
+	 */
+	struct stack_ids *stack_ids;
 };
 
 /* Whether a decoded sample passes the in-pass filters: --pid, --cpu, --from

@@ -38,11 +38,15 @@ static const char schema[] =
 	"  build_id TEXT, path TEXT);\n"
 	"CREATE TABLE samples (\n"
 	"  appid INTEGER, pid INTEGER, cpu INTEGER, mode TEXT,\n"
-	"  eip INTEGER, slice INTEGER, samples INTEGER);\n"
+	"  eip INTEGER, slice INTEGER, samples INTEGER, stack INTEGER);\n"
 	"CREATE TABLE symbols (\n"
 	"  appid INTEGER, eip INTEGER, dso TEXT, symbol TEXT, kind TEXT,\n"
 	"  reason TEXT, offset INTEGER, line TEXT,\n"
 	"  PRIMARY KEY (appid, eip)) WITHOUT ROWID;\n"
+	"CREATE TABLE stacks (\n"
+	"  stack INTEGER, depth INTEGER, address INTEGER, kind TEXT,\n"
+	"  dso TEXT, symbol TEXT,\n"
+	"  PRIMARY KEY (stack, depth)) WITHOUT ROWID;\n"
 	"BEGIN;\n";
 
 static const char indexes[] =
@@ -50,10 +54,13 @@ static const char indexes[] =
 	"CREATE INDEX samples_appid_eip ON samples (appid, eip);\n"
 	"CREATE INDEX samples_slice ON samples (slice);\n"
 	"CREATE INDEX symbols_symbol ON symbols (symbol, dso);\n"
+	"CREATE INDEX samples_stack ON samples (stack);\n"
+	"CREATE INDEX stacks_symbol ON stacks (symbol, stack);\n"
 	"CREATE INDEX appids_name ON appids (name, instance);\n"
 	"CREATE INDEX mappings_appid ON mappings (appid, start);\n"
 	"CREATE VIEW samples_sym AS\n"
 	"  SELECT s.appid, s.pid, s.cpu, s.mode, s.eip, s.slice, s.samples,\n"
+	"         s.stack,\n"
 	"         COALESCE(a.name, '?appid=' || s.appid) AS app,\n"
 	"         a.instance, y.dso, y.symbol, y.kind, y.reason, y.line\n"
 	"  FROM samples s JOIN symbols y USING (appid, eip)\n"
@@ -268,26 +275,77 @@ static int write_mappings(struct db *d, const struct sqlite_in *in)
 	return 0;
 }
 
-/* Entries by (appid, eip, then the rest): rows then append in order. */
-static int cmp_entry(const void *pa, const void *pb)
-{
-	const struct count_entry *a = pa, *b = pb;
+/* A row of samples: its count key (ip: its stack's id), its stack's IP. */
+struct db_row {
+	uint64_t eip;
+	struct count_entry e;
+};
 
-	if (CE_APPID(a) != CE_APPID(b))
-		return CE_APPID(a) < CE_APPID(b) ? -1 : 1;
-	if ((int64_t)a->ip != (int64_t)b->ip)	/* SQLite's order */
-		return (int64_t)a->ip < (int64_t)b->ip ? -1 : 1;
-	if (a->a != b->a)
-		return a->a < b->a ? -1 : 1;
-	return a->b < b->b ? -1 : a->b > b->b;
+/* Rows by (appid, eip, then the rest): they then append in order. */
+static int cmp_row(const void *pa, const void *pb)
+{
+	const struct db_row *a = pa, *b = pb;
+
+	if (CE_APPID(&a->e) != CE_APPID(&b->e))
+		return CE_APPID(&a->e) < CE_APPID(&b->e) ? -1 : 1;
+	if ((int64_t)a->eip != (int64_t)b->eip)	/* SQLite's order */
+		return (int64_t)a->eip < (int64_t)b->eip ? -1 : 1;
+	if (a->e.a != b->e.a)
+		return a->e.a < b->e.a ? -1 : 1;
+	if (a->e.b != b->e.b)
+		return a->e.b < b->e.b ? -1 : 1;
+	return a->e.ip < b->e.ip ? -1 : a->e.ip > b->e.ip;
 }
 
-static int write_samples(struct db *d, const struct sqlite_in *in)
+/* The rows, sorted, with used[id] set for each stack they hold. */
+static struct db_row *sorted_rows(const struct sqlite_in *in, bool *used)
+{
+	const size_t n = in->counts->used;
+	struct db_row *v = malloc((n ? n : 1) * sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i <= in->counts->mask; i++) {
+		const struct count_entry *e = &in->counts->slots[i];
+
+		if (!e->count)
+			continue;
+		v[k].e = *e;
+		v[k++].eip = stackids_get(in->stacks, e->ip)->ip;
+		used[e->ip] = true;
+	}
+	qsort(v, n, sizeof(*v), cmp_row);
+	return v;
+}
+
+/* The symbols row of (appid, eip). */
+static int write_symbol(struct db *d, const struct sqlite_in *in,
+			sqlite3_stmt *sy, uint32_t appid, uint64_t eip)
 {
 	static const char *const kinds[] = { "symbol", "bracket",
 		"unresolved" };
-	struct count_entry *v = counts_entries(in->counts);
-	const size_t n = in->counts->used;
+	struct symres r;
+
+	if (symbolize(in->sym, appid, eip, &r)) {
+		snprintf(d->err, d->errsz, "out of memory");
+		return -1;
+	}
+	i64(sy, 1, appid);
+	i64(sy, 2, eip);
+	text(sy, 3, strtab_get(in->names, r.dso));
+	text(sy, 4, strtab_get(in->names, r.sym));
+	text(sy, 5, kinds[r.kind]);
+	text(sy, 6, r.kind == KIND_UNRESOLVED ? reason_name(r.reason) : NULL);
+	i64(sy, 7, r.offset);
+	text(sy, 8, r.line ? strtab_get(in->names, r.line) : "??");
+	return step(d, sy);
+}
+
+/* The samples, and the symbol of each (appid, eip) once. */
+static int write_samples(struct db *d, const struct sqlite_in *in, bool *used)
+{
+	struct db_row *v = sorted_rows(in, used);
 	sqlite3_stmt *st = NULL, *sy = NULL;
 	int rc = -1;
 
@@ -295,51 +353,100 @@ static int write_samples(struct db *d, const struct sqlite_in *in)
 		snprintf(d->err, d->errsz, "out of memory");
 		return -1;
 	}
-	qsort(v, n, sizeof(*v), cmp_entry);
-	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?)", &st) ||
+	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?)", &st) ||
 	    prepare(d, "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?)", &sy))
 		goto out;
-	for (size_t i = 0; i < n; i++) {
-		const struct count_entry *e = &v[i];
+	for (size_t i = 0; i < in->counts->used; i++) {
+		const struct count_entry *e = &v[i].e;
 		const uint32_t appid = CE_APPID(e);
 
 		i64(st, 1, appid);
 		i64(st, 2, CE_PID(e));
 		i64(st, 3, CE_CPU(e));
 		text(st, 4, mode_label(CE_MODE(e)));
-		i64(st, 5, e->ip);
+		i64(st, 5, v[i].eip);
 		i64(st, 6, CE_SLICE(e));
 		i64(st, 7, e->count);
+		i64(st, 8, e->ip);
 		if (step(d, st))
 			goto out;
-		/* The symbol of each (appid, eip), once: they come in order. */
-		if (i == 0 || CE_APPID(&v[i - 1]) != appid ||
-		    v[i - 1].ip != e->ip) {
-			struct symres r;
-
-			if (symbolize(in->sym, appid, e->ip, &r)) {
-				snprintf(d->err, d->errsz, "out of memory");
-				goto out;
-			}
-			i64(sy, 1, appid);
-			i64(sy, 2, e->ip);
-			text(sy, 3, strtab_get(in->names, r.dso));
-			text(sy, 4, strtab_get(in->names, r.sym));
-			text(sy, 5, kinds[r.kind]);
-			if (r.kind == KIND_UNRESOLVED)
-				text(sy, 6, reason_name(r.reason));
-			i64(sy, 7, r.offset);
-			text(sy, 8, r.line ? strtab_get(in->names, r.line) :
-			     "??");
-			if (step(d, sy))
-				goto out;
-		}
+		if ((i == 0 || CE_APPID(&v[i - 1].e) != appid ||
+		     v[i - 1].eip != v[i].eip) &&
+		    write_symbol(d, in, sy, appid, v[i].eip))
+			goto out;
 	}
 	rc = 0;
 out:
 	sqlite3_finalize(sy);
 	sqlite3_finalize(st);
 	free(v);
+	return rc;
+}
+
+/* The frames of stack id, innermost first. */
+static int write_frames(struct db *d, const struct sqlite_in *in,
+			sqlite3_stmt *st, uint64_t id)
+{
+	static const char *const kinds[] = { "user", "kernel", "unknown" };
+	const struct count_entry *e = stackids_get(in->stacks, id);
+	uint64_t a[STACK_MAX_FRAMES];
+	int n = stack_addrs(in->src, e, a);
+	struct symres r;
+
+	for (int i = 0; i < n; i++) {
+		const int kind = !a[i] ? 2 : a[i] >= KERNEL_IP_MIN;
+
+		if (a[i] && symbolize(in->sym, CE_APPID(e), a[i], &r))
+			n = -1;
+		if (n < 0)
+			break;
+		i64(st, 1, id);
+		i64(st, 2, (uint64_t)i);
+		if (a[i])
+			i64(st, 3, a[i]);
+		else
+			sqlite3_bind_null(st, 3);
+		text(st, 4, kinds[kind]);
+		text(st, 5, a[i] ? strtab_get(in->names, r.dso) : NULL);
+		text(st, 6, a[i] ? strtab_get(in->names, r.sym) : "[unknown]");
+		if (step(d, st))
+			return -1;
+	}
+	if (n < 0)
+		snprintf(d->err, d->errsz, "out of memory");
+	return n < 0 ? -1 : 0;
+}
+
+/* The stacks the samples hold. */
+static int write_stacks(struct db *d, const struct sqlite_in *in,
+			const bool *used)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (prepare(d, "INSERT INTO stacks VALUES (?,?,?,?,?,?)", &st))
+		return -1;
+	for (size_t id = 0; id < in->stacks->n; id++)
+		if (used[id] && write_frames(d, in, st, id))
+			goto out;
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The samples and their stacks. */
+static int write_rows(struct db *d, const struct sqlite_in *in)
+{
+	bool *used = calloc(in->stacks->n + 1, sizeof(*used));
+	int rc;
+
+	if (!used) {
+		snprintf(d->err, d->errsz, "out of memory");
+		return -1;
+	}
+	rc = write_samples(d, in, used) || write_stacks(d, in, used) ? -1 : 0;
+	free(used);
 	return rc;
 }
 
@@ -365,7 +472,7 @@ int sqlite_write(const char *path, const struct sqlite_in *in, char *err,
 	}
 	if (write_session(&d, in) || write_stats(&d, in) ||
 	    write_appids(&d, in) ||
-	    write_mappings(&d, in) || write_samples(&d, in))
+	    write_mappings(&d, in) || write_rows(&d, in))
 		goto out;
 	if (sqlite3_exec(d.db, indexes, NULL, NULL, &msg) != SQLITE_OK) {
 		snprintf(err, errsz, "%s: %s", path, msg ? msg : "indexes");

@@ -3,7 +3,8 @@
  * sqlout: the session as an SQLite database (schema in
  * Documentation/parse.md): the header, the statistics (the STATS and
  * CPU_STATS records), appids, mappings, samples aggregated per (appid,
- * pid, cpu, mode, eip, time slice), and the symbol of every (appid, eip).
+ * pid, cpu, mode, eip, time slice, stack), the symbol of every (appid,
+ * eip), and the frames of every stack.
  */
 #ifndef SLEEPY_PARSE_SQLOUT_H
 #define SLEEPY_PARSE_SQLOUT_H
@@ -13,9 +14,11 @@
 #include <stdint.h>
 
 #include "appids.h"
+#include "calltree.h"
 #include "counts.h"
 #include "maps.h"
 #include "reader.h"
+#include "stackids.h"
 #include "strtab.h"
 #include "symbolize.h"
 
@@ -37,6 +40,9 @@ struct sqlite_in {
 	const struct sample_stats *stats;
 	const struct sleepy_cpu_stats *cpus;	/* the CPU_STATS records */
 	size_t ncpus;
+	/* The counts' keys hold a stack id of stacks where the IP goes. */
+	const struct stack_ids *stacks;
+	const struct stack_source *src;	/* their frames */
 };
 
 /* Write (replacing) path. Returns 0, or -1 with err set. */

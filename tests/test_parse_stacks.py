@@ -254,7 +254,67 @@ def test_children(parse, prog):
                    "c": (0, 10, "24.39")}, got
 
 
-def test_children_count_a_recursive_function_once(parse, prog):
+def doc_query(name):
+    """Documentation/parse.md's query name, as written."""
+    text = (TOP / "Documentation" / "parse.md").read_text()
+    m = re.search(rf"^### {name}\. [^\n]*\n\n```sql\n(.*?)```", text,
+                  re.M | re.S)
+    assert m, name
+    return m.group(1)
+
+
+def sqlite_rows(db, sql):
+    r = subprocess.run(["sqlite3", "-bail", "-separator", "|", str(db), sql],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and not r.stderr, (sql, r.stderr)
+    return [line.split("|") for line in r.stdout.splitlines()]
+
+
+def test_sqlite_stacks(parse, prog, tmp_path):
+    """The database's stacks: every row of samples names one, whose frames
+    are the tree's; the documented queries of inclusive time and callers
+    agree with --children and the tree."""
+    exe, ret, syms = prog
+    db = tmp_path / "s.db"
+    r = parse(tree_session(prog), "--children", "--sqlite", db)
+    assert r.returncode == 0, r.stderr
+    # Three stacks: leaf by b by a, leaf by c (both CPUs' chains), main.
+    frames = {}
+    for stack, depth, addr, kind, dso, sym in sqlite_rows(
+            db, "SELECT * FROM stacks ORDER BY stack, depth"):
+        frames.setdefault(int(stack), []).append((sym, kind, dso))
+        if int(depth) > 0:  # a caller's address is in its call
+            callee = frames[int(stack)][-2][0]
+            assert int(addr) == ret[(sym, callee)] - 1, (sym, callee)
+    assert sorted([f[0] for f in v] for v in frames.values()) == [
+        ["leaf", "b", "a", "main"], ["leaf", "c", "main"], ["main"]]
+    assert {f[1:] for v in frames.values() for f in v} == {
+        ("user", str(exe))}
+    per_stack = {tuple(f[0] for f in frames[int(k)]): int(n)
+                 for k, n in sqlite_rows(db, "SELECT stack, SUM(samples) "
+                                         "FROM samples GROUP BY stack")}
+    assert per_stack == {("leaf", "b", "a", "main"): 30,
+                         ("leaf", "c", "main"): 10, ("main",): 1}
+    assert sqlite_rows(db, "SELECT COUNT(*) FROM samples_sym WHERE "
+                       "stack IS NULL") == [["0"]]
+    # Q11 is --children's table.
+    children = {}
+    for line in r.stdout.split("Samples by symbol, user mode: 41 "
+                               "samples\n")[1].splitlines()[1:6]:
+        x = line.split()
+        children[x[4]] = int(round(float(x[0][:-1]) * 41 / 100))
+    got = {row[1]: int(row[2]) for row in sqlite_rows(db, doc_query("Q11"))}
+    assert got == children == {"main": 41, "leaf": 40, "a": 30, "b": 30,
+                               "c": 10}
+    # Q12 of leaf: b called it for 30 samples, c for 10.
+    sql = doc_query("Q12").replace("'find_index'", "'leaf'")
+    assert sqlite_rows(db, sql) == [["b", str(exe), "30"],
+                                    ["c", str(exe), "10"]]
+    sql = doc_query("Q12").replace("'find_index'", "'main'")
+    assert sqlite_rows(db, sql) == []
+
+
+def test_children_count_a_recursive_function_once(parse, prog, tmp_path):
     """rec five deep on every stack: its inclusive samples are the
     stacks', not five times them."""
     _, ret, syms = prog
@@ -277,6 +337,16 @@ def test_children_count_a_recursive_function_once(parse, prog):
     assert rows["rec"]["children"] == 7 and rows["rec"]["samples"] == 0
     assert rows["leaf"]["children"] == 7 and rows["leaf"]["samples"] == 7
     assert rows["rec"]["children_percent"] == 100.0
+    # The database's queries: rec once per stack; its callers are itself
+    # and main, each for every sample.
+    db = tmp_path / "r.db"
+    r = parse(f, "--sqlite", db)
+    assert r.returncode == 0, r.stderr
+    got = {row[1]: row[2] for row in sqlite_rows(db, doc_query("Q11"))}
+    assert got == {"rec": "7", "leaf": "7", "main": "7"}, got
+    sql = doc_query("Q12").replace("'find_index'", "'rec'")
+    assert sorted(sqlite_rows(db, sql)) == [["main", str(prog[0]), "7"],
+                                            ["rec", str(prog[0]), "7"]]
 
 
 @pytest.mark.parametrize("args, what", [
