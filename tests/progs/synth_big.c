@@ -3,7 +3,8 @@
  * synth_big: write a large, valid, deterministic synthetic session file,
  * for parse's speed benchmark (bench/parse_speed.sh).
  *
- *   synth_big -o OUT [--samples N] [--appids K] [--seed S] ELF...
+ *   synth_big -o OUT [--samples N] [--appids K] [--seed S]
+ *             [--chains DEPTH] ELF...
  *
  * Every appid maps every ELF file given (its executable PT_LOAD segments,
  * as the kernel's MMAP records would show them, with the file's GNU
@@ -14,6 +15,14 @@
  * addresses are hot, as in a real profile, and the distinct keys stay
  * those of a real session (appids x pools), not one per sample. OUT.kallsyms
  * names the kernel addresses, as sample_start's copy would.
+ * With --chains, every sample has a call chain of DEPTH frames with its
+ * IP (format version 3), of addresses of its ELF's pool (a kernel
+ * sample's: a few kernel frames, then user ones). Each appid runs 64 of
+ * a pool of 1024 chains per ELF and mode, skewed the same way, and the
+ * chain picks the IP's function, at one of 8 addresses in it: some
+ * 100,000 distinct stacks, as a real session of many programs might
+ * have. A CPU writes a chain's CHAIN record before its first sample with
+ * it, as the kernel's per-CPU cache does.
  * The same arguments always give the same bytes.
  */
 #include <errno.h>
@@ -43,6 +52,8 @@
 #define KERNEL_SPAN	0x800000ull
 #define HZ		1000
 #define NR_CPUS		2
+#define CPOOL		1024	/* distinct chains per ELF and mode */
+#define KFRAMES		6	/* a kernel sample's kernel frames, at most */
 
 struct seg {
 	uint64_t start, len, pgoff;
@@ -174,6 +185,8 @@ static void load_elf(struct elf_file *f, const char *path, int index)
 static FILE *out;
 static const char *out_path;
 static uint64_t written;
+static unsigned int depth;	/* --chains: frames with the IP; 0: none */
+static uint8_t *chain_seen;	/* [cpu][elf][mode][CPOOL]: CHAIN written */
 
 static void emit(const void *p, size_t n)
 {
@@ -252,14 +265,103 @@ static void write_kallsyms(void)
 	free(path);
 }
 
+/* A deterministic 64-bit mix of x (splitmix64's finalizer). */
+static uint64_t mix(uint64_t x)
+{
+	x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ x >> 27) * 0x94d049bb133111ebull;
+	return x ^ x >> 31;
+}
+
+/*
+ * Chain c of ELF e for a user (kernel 0) or kernel sample of CPU cpu:
+ * its CHAIN record, written the first time the CPU uses it. Its frames
+ * follow from (e, kernel, c) alone. Returns its id.
+ */
+static uint32_t emit_chain(uint16_t cpu, const struct elf_file *elfs, int e,
+			   int nelf, int kernel, uint32_t c)
+{
+	const size_t slot = (((size_t)cpu * nelf + e) * 2 + kernel) * CPOOL + c;
+	const uint32_t id = (uint32_t)(slot % ((size_t)nelf * 2 * CPOOL)) + 1;
+	const unsigned int nk = kernel ? (depth - 1 < KFRAMES ?
+					  depth - 1 : KFRAMES) : 0;
+	uint64_t frames[SAMPLE_MAX_CALLCHAIN_DEPTH];
+	struct sleepy_rec_chain r;
+
+	if (chain_seen[slot])
+		return id;
+	chain_seen[slot] = 1;
+	for (unsigned int k = 0; k + 1 < depth; k++) {
+		uint64_t h = mix(id * 0x9e3779b97f4a7c15ull + k);
+
+		frames[k] = k < nk ? kpool[h % KPOOL] + 5 :
+			elfs[e].pool[h % POOL] + 5;
+	}
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = SLEEPY_REC_CHAIN;
+	r.hdr.size = (uint16_t)(sizeof(r) + (depth - 1) * sizeof(uint64_t));
+	r.cpu = cpu;
+	r.nr_kernel = (uint8_t)nk;
+	r.nr_user = (uint8_t)(depth - 1 - nk);
+	r.id = id;
+	emit(&r, sizeof(r));
+	emit(frames, (depth - 1) * sizeof(uint64_t));
+	return id;
+}
+
+/* Sample i; returns 1 if it is a kernel-mode one. */
+static int emit_sample(uint64_t i, uint64_t appids,
+		       const struct elf_file *elfs, int nelf)
+{
+	struct sleepy_rec_sample s;
+	uint64_t r = rnd(), r2 = rnd();
+	const int e = (int)((r >> 20) % (uint64_t)nelf);
+	/* Skewed: the square of a uniform index favours low ones. */
+	uint64_t u = (r2 >> 40) % POOL, user_ip = elfs[e].pool[u * u / POOL];
+	const int kernel = (r >> 32) % 10 == 0;
+	uint64_t k = (r2 >> 8) % KPOOL, c = (r2 >> 24) % CPOOL;
+	uint32_t chain = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.hdr.type = SLEEPY_REC_SAMPLE;
+	s.hdr.size = (uint16_t)sizeof(s);
+	s.cpu = (uint16_t)(i % NR_CPUS);
+	s.appid = (uint32_t)(r % appids);
+	s.pid = s.tid = 1000 + s.appid;
+	s.time_ns = i * (1000000000ull / HZ / NR_CPUS);
+	s.mode = (uint8_t)kernel;
+	s.ip = kernel ? kpool[k * k / KPOOL] : user_ip;
+	if (depth) {
+		/* An appid runs 64 of the chains; the chain says which
+		 * function the IP is in, at one of 8 places in it. */
+		c = (s.appid * 37 + c * c / CPOOL / 16) % CPOOL;
+		chain = emit_chain(s.cpu, elfs, e, nelf, kernel, (uint32_t)c);
+		s.ip = (kernel ? kpool[mix(chain) % KPOOL] :
+			elfs[e].pool[mix(chain) % POOL]) + 4 * (r2 % 8);
+		s.flags = SLEEPY_SAMPLE_F_CHAIN;
+		s.hdr.size += sizeof(chain);
+	} else if (kernel) {
+		s.flags = SLEEPY_SAMPLE_F_USER_IP;
+		s.hdr.size += sizeof(user_ip);
+	}
+	emit(&s, sizeof(s));
+	if (s.flags & SLEEPY_SAMPLE_F_USER_IP)
+		emit(&user_ip, sizeof(user_ip));
+	if (chain)
+		emit(&chain, sizeof(chain));
+	return kernel;
+}
+
 static const char usage_text[] =
-	"usage: synth_big -o OUT [--samples N] [--appids K] [--seed S] ELF...\n"
+	"usage: synth_big -o OUT [--samples N] [--appids K] [--seed S]\n"
+	"                 [--chains DEPTH] ELF...\n"
 	"\n"
 	"Write a deterministic synthetic sleepy session file of N samples\n"
 	"(default 50000000) over K appids (default 64), each of which maps\n"
 	"the executable segments of every ELF file given, for benchmarking\n"
 	"parse. 1 sample in 10 is a kernel-mode one; OUT.kallsyms names\n"
-	"their addresses.\n";
+	"their addresses. --chains: a call chain of DEPTH frames (2 to 127,\n"
+	"the IP included) with every sample.\n";
 
 /*
  * The statistics, as sample_stop writes them: a CPU_STATS record per CPU
@@ -314,6 +416,13 @@ int main(int argc, char **argv)
 			appids = parse_count(a, argv[++i]);
 		} else if (!strcmp(a, "--seed") && i + 1 < argc) {
 			seed = parse_count(a, argv[++i]);
+		} else if (!strcmp(a, "--chains") && i + 1 < argc) {
+			uint64_t d = parse_count(a, argv[++i]);
+
+			if (d < 2 || d > SAMPLE_MAX_CALLCHAIN_DEPTH)
+				die(2, "--chains: 2 to %d frames",
+				    SAMPLE_MAX_CALLCHAIN_DEPTH);
+			depth = (unsigned int)d;
 		} else if (a[0] == '-') {
 			die(2, "%s: unknown option or missing value (see "
 			    "--help)", a);
@@ -350,6 +459,7 @@ int main(int argc, char **argv)
 	h.header_size = sizeof(h);
 	h.hz = HZ;
 	h.nr_cpus = NR_CPUS;
+	h.flags = depth ? SAMPLE_F_CALLCHAIN : 0;
 	h.start_realtime_ns = 1700000000000000000ull;
 	h.start_mono_ns = 1000000000ull;
 	snprintf(h.release, sizeof(h.release), "6.1.0-synthetic");
@@ -363,37 +473,14 @@ int main(int argc, char **argv)
 				emit_mmap(a, &elfs[i], &elfs[i].seg[k]);
 	}
 
-	for (uint64_t i = 0; i < samples; i++) {
-		struct sleepy_rec_sample s;
-		uint64_t r = rnd(), r2 = rnd();
-		uint32_t appid = (uint32_t)(r % appids);
-		const struct elf_file *f = &elfs[(r >> 20) % (uint64_t)nelf];
-		/* Skewed: the square of a uniform index favours low ones. */
-		uint64_t u = (r2 >> 40) % POOL;
-		uint64_t user_ip = f->pool[u * u / POOL];
-
-		memset(&s, 0, sizeof(s));
-		s.hdr.type = SLEEPY_REC_SAMPLE;
-		s.cpu = (uint16_t)(i % NR_CPUS);
-		s.appid = appid;
-		s.pid = s.tid = 1000 + appid;
-		s.time_ns = i * (1000000000ull / HZ / NR_CPUS);
-		if ((r >> 32) % 10 == 0) {
-			s.hdr.size = (uint16_t)(sizeof(s) + sizeof(uint64_t));
-			s.mode = 1;	/* kernel */
-			s.flags = SLEEPY_SAMPLE_F_USER_IP;
-			uint64_t k = (r2 >> 8) % KPOOL;
-
-			s.ip = kpool[k * k / KPOOL];
-			emit(&s, sizeof(s));
-			emit(&user_ip, sizeof(user_ip));
-			kernel++;
-		} else {
-			s.hdr.size = (uint16_t)sizeof(s);
-			s.ip = user_ip;
-			emit(&s, sizeof(s));
-		}
+	if (depth) {
+		chain_seen = calloc((size_t)NR_CPUS * nelf * 2 * CPOOL, 1);
+		if (!chain_seen)
+			die(1, "out of memory");
 	}
+	for (uint64_t i = 0; i < samples; i++)
+		kernel += emit_sample(i, appids, elfs, nelf);
+	free(chain_seen);
 
 	emit_stats(samples, appids);
 	if (fclose(out))
