@@ -366,6 +366,18 @@ calltree framed 3 > $S/framed-sleepy.out || exit 12
 sample_stop --json > $S/framed.stats || exit 11
 cp /var/log/framed.samples $S/
 EOF
+# A program without frame pointers and the -O2 benchmarks, for the check
+# that stacks are never wrong.
+scenario neverwrong <<'EOF'
+sample_start -o /var/log/nw.samples --callchain || exit 10
+calltree-nofp tree 1 > /dev/null || exit 12
+calltree-nofp kernel 0.5 > /dev/null || exit 12
+loop-O2 400000000 > /dev/null || exit 12
+call-O2 30000 > /dev/null || exit 12
+btree-O2 1000000 > /dev/null || exit 12
+sample_stop --json > $S/nw.stats || exit 11
+cp /var/log/nw.samples /var/log/nw.samples.kallsyms $S/
+EOF
 scenario perf <<'EOF'
 perf record -g -e cpu-clock -F 1000 -o /tmp/perf.data -- \
   calltree framed 3 > $S/framed-perf.out 2> $S/perf-record.err || exit 10
@@ -418,3 +430,145 @@ def test_agrees_with_perf(perf_vm, parse_bin, symfs):
         assert abs(perf[name] - ours[name]) <= 3, (name, perf[name],
                                                    ours[name])
     assert set(top) == {"main", "work", "fa", "fb", "fc"}, top
+
+
+class CallSites:
+    """A binary's call instructions, from objdump, with functions known by
+    their addresses (a name may have aliases: pthread_mutex_unlock is
+    ___pthread_mutex_unlock): by the address after each call (a return
+    address), its direct target, or "*" for an indirect call, or "plt"
+    for one through the PLT (a static binary's calls of IFUNCs, which
+    objdump names _init+0x..); and each function's tail jumps (jmp to
+    another function's start)."""
+
+    INSN = re.compile(r"^\s+([0-9a-f]+):\s+(\S+)\s*(.*)$")
+    DIRECT = re.compile(r"^([0-9a-f]+) <([^+>]+)>$")
+
+    def __init__(self, path):
+        import subprocess
+        dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-w",
+                              str(path)], capture_output=True, text=True,
+                             check=True).stdout
+        self.calls, self.tails, self.targets = {}, {}, {}
+        func, prev = None, None
+        for line in dis.splitlines():
+            m = re.match(r"^([0-9a-f]+) <(.+)>:$", line)
+            if m:
+                func, prev = int(m.group(1), 16), None
+                continue
+            m = self.INSN.match(line)
+            if not m:
+                continue
+            addr, op, arg = int(m.group(1), 16), m.group(2), m.group(3)
+            if prev is not None:
+                self.calls[addr] = prev
+                prev = None
+            t = self.DIRECT.match(arg)
+            target = "*" if arg.startswith("*") else \
+                int(t.group(1), 16) if t and "@plt" not in t.group(2) \
+                else "plt"
+            if op.startswith("call"):
+                prev = target
+                self.targets.setdefault(func, set()).add(target)
+            elif op.startswith("jmp") and t and target not in (func, "plt"):
+                self.tails.setdefault(func, set()).add(target)
+        self.after = sorted(self.calls)
+        # Functions that something calls or jumps to directly: a call
+        # through the PLT reaches none of them (it reaches an IFUNC's
+        # implementation, which only a pointer reaches).
+        self.direct = {t for ts in self.targets.values() for t in ts} | \
+            {t for ts in self.tails.values() for t in ts}
+        self.addrs = {}     # name -> the addresses of functions so named
+        out = subprocess.run(["nm", "--defined-only", str(path)],
+                             capture_output=True, text=True,
+                             check=True).stdout
+        for p in (line.split() for line in out.splitlines()):
+            if len(p) == 3 and p[1] in "tTwWiI":
+                self.addrs.setdefault(p[2], set()).add(int(p[0], 16))
+
+    def reaches(self, target, callee):
+        """Whether a call of target can have callee (a name) run: target
+        itself, or a function it tail-calls (through any number of tail
+        calls); an indirect call any function; a PLT call only functions
+        that nothing reaches directly."""
+        want = self.addrs.get(callee, set())
+        if target == "*":
+            return True
+        if target == "plt":
+            return not want & self.direct
+        seen, todo = set(), [target]
+        while todo:
+            f = todo.pop()
+            if f in want:
+                return True
+            if f not in seen:
+                seen.add(f)
+                todo.extend(self.tails.get(f, ()))
+        return False
+
+    def edge(self, caller, callee):
+        """Whether one of caller's calls can call callee (names)."""
+        return any(self.reaches(t, callee)
+                   for f in self.addrs.get(caller, ())
+                   for t in self.targets.get(f, ()))
+
+    def call_at(self, addr, callee):
+        """Whether addr is in a call instruction that can call callee."""
+        i = bisect.bisect_right(self.after, addr)
+        if i == len(self.after) or self.after[i] - addr > 15:
+            return False
+        return self.reaches(self.calls[self.after[i]], callee)
+
+
+NEVER_WRONG = ("calltree-nofp", "loop-O2", "call-O2", "btree-O2")
+
+
+def test_stacks_are_never_wrong(perf_vm, parse_bin, tmp_path):
+    """A program built without frame pointers (-O2) and the -O2
+    benchmarks: every caller -> callee pair of their folded stacks is a
+    call edge of the binary (direct, through tail calls, or an indirect
+    call), and in perf-script's text every caller's address is in a call
+    instruction that can call the callee. Stacks may be short; they may
+    not be wrong."""
+    import subprocess
+    scenario_ok(perf_vm, "neverwrong")
+    root = tmp_path / "symfs"
+    (root / "usr" / "bin").mkdir(parents=True)
+    for name in NEVER_WRONG:
+        (root / "usr" / "bin" / name).symlink_to(GUEST_BIN / name)
+    checked = {}
+    for name in NEVER_WRONG:
+        sites = CallSites(GUEST_BIN / name)
+
+        def parse(*args):
+            r = subprocess.run([str(parse_bin), "--symfs", str(root),
+                                "--mode", "all", "--app", name, *args,
+                                str(perf_vm / "nw.samples")],
+                               capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stderr
+            return r.stdout
+
+        pairs = 0      # caller -> callee pairs of distinct stacks
+        for line in parse("--format", "folded").splitlines():
+            frames = line.rsplit(" ", 1)[0].split(";")[1:]
+            user = [f for f in frames if not f.endswith("_[k]")]
+            for caller, callee in zip(user, user[1:]):
+                if "[unknown]" in (caller + callee):
+                    continue
+                assert sites.edge(caller, callee), (name, caller, callee,
+                                                    line)
+                pairs += 1
+        for sample in parse("--format", "perf-script").split("\n\n"):
+            frames = [re.match(r"\t\s*([0-9a-f]+) (\S+?)(\+0x[0-9a-f]+)? "
+                               r"\((.*)\)$", f)
+                      for f in sample.splitlines()[1:]]
+            user = [(int(f.group(1), 16), f.group(2)) for f in frames
+                    if f and f.group(4) != "[kernel.kallsyms]"]
+            for (_, callee), (addr, caller) in zip(user, user[1:]):
+                if "[unknown]" in (caller + callee):
+                    continue
+                assert sites.call_at(addr, callee), (name, hex(addr),
+                                                     caller, callee)
+        checked[name] = pairs
+    # Not vacuous: stacks with callers in every binary.
+    assert all(n > 0 for n in checked.values()), checked
