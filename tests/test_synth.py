@@ -75,6 +75,39 @@ def test_deterministic_and_valid(synth, elfs, parse_bin, tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+def test_chains(synth, elfs, parse_bin, tmp_path):
+    """--chains DEPTH: every sample refers to a CHAIN record of its CPU
+    written before it, of DEPTH - 1 frames (a kernel sample's kernel
+    frames first) in its ELF's mappings; the stacks stay a real session's
+    few, not one per sample."""
+    f = tmp_path / "c"
+    r = gen(synth, f, "--samples", 50000, "--appids", 7, "--chains", 20,
+            *elfs)
+    assert r.returncode == 0, r.stderr
+    s = sleepyread.read(f)
+    assert s.header["version"] == 3
+    assert s.header["flags"] & sf.SAMPLE_F_CALLCHAIN
+    assert all(x["chain"] is not None for x in s.samples)
+    for x in s.samples:
+        c = x["chain"]
+        assert len(c["kernel"]) + len(c["user"]) == 19
+        assert (len(c["kernel"]) > 0) == (x["mode"] == 1)
+        assert all(k >= 0xffffffff80000000 for k in c["kernel"])
+    stacks = {(x["appid"], x["ip"], tuple(x["chain"]["user"]))
+              for x in s.samples}
+    # At most 64 chains an appid, each in one function at 8 places, per
+    # ELF and mode.
+    assert 100 < len(stacks) <= 7 * 64 * 8 * len(elfs) * 2, len(stacks)
+    r = subprocess.run([str(parse_bin), "--format", "folded", "--mode",
+                        "all", str(f)], capture_output=True, text=True)
+    assert r.returncode == 0 and "missing" not in r.stderr, r.stderr
+    assert sum(int(line.rsplit(" ", 1)[1])
+               for line in r.stdout.splitlines()) == 50000
+    for bad in ("1", "128"):
+        r = gen(synth, f, "--chains", bad, *elfs)
+        assert r.returncode == 2 and "--chains: 2 to 127" in r.stderr
+
+
 @pytest.mark.parametrize("args,msg", [
     (["--samples", "0", "{elf}"], "not a positive number"),
     (["--samples", "10"], "at least one ELF file"),
