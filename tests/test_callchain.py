@@ -439,10 +439,11 @@ class CallSites:
     address), its direct target, or "*" for an indirect call, or "plt"
     for one through the PLT (a static binary's calls of IFUNCs, which
     objdump names _init+0x..); and each function's tail jumps (jmp to
-    another function's start)."""
+    another function's start, or through the PLT)."""
 
     INSN = re.compile(r"^\s+([0-9a-f]+):\s+(\S+)\s*(.*)$")
     DIRECT = re.compile(r"^([0-9a-f]+) <([^+>]+)>$")
+    PLT = re.compile(r"<(_init\+0x[0-9a-f]+|[^>]*@plt)>$")
 
     def __init__(self, path):
         import subprocess
@@ -470,7 +471,8 @@ class CallSites:
             if op.startswith("call"):
                 prev = target
                 self.targets.setdefault(func, set()).add(target)
-            elif op.startswith("jmp") and t and target not in (func, "plt"):
+            elif op.startswith("jmp") and target != func and (
+                    t or self.PLT.search(arg)):
                 self.tails.setdefault(func, set()).add(target)
         self.after = sorted(self.calls)
         # Functions that something calls or jumps to directly: a call
@@ -499,7 +501,7 @@ class CallSites:
         seen, todo = set(), [target]
         while todo:
             f = todo.pop()
-            if f in want:
+            if f in want or (f == "plt" and not want & self.direct):
                 return True
             if f not in seen:
                 seen.add(f)
