@@ -3,6 +3,7 @@
 # times, one "RESULT key=value ..." line per run on stdout (and in
 # OUT/results.txt). Used by ./build.sh bench; see bench/bench.py.
 #   guest-bench.sh OUT RUNS SIZE CONFIGS BENCHES
+# SIZE: "" (the paper's), --quick or --short.
 set -u
 out=$1 runs=$2 size=$3 configs=$4 benches=$5
 mkdir -p "$out"
@@ -14,21 +15,32 @@ result() {
 	echo "RESULT $*" | tee -a "$out/results.txt"
 }
 
+# --short: about 1.6 s of guest time each (bench.py --short).
+short_size() {
+	case $1 in
+	loop) echo 200000000 ;;
+	call) echo 20000 ;;
+	btree) echo 1300000 ;;
+	esac
+}
+
 for b in $benches; do
+	arg=$size
+	[ "$size" = --short ] && arg=$(short_size "$b")
 	for c in $configs; do
 		i=1
 		while [ $i -le "$runs" ]; do
 			rm -f /var/log/samples /tmp/perf.data
 			case $c in
 			control)
-				line=$($b $size) || exit 1
+				line=$($b $arg) || exit 1
 				result "bench=$b config=$c run=$i $line"
 				;;
 			sampling|backup|callchain)
 				flag=; [ $c = sampling ] && flag=--no-write
 				[ $c = callchain ] && flag=--callchain
 				sample_start -o /var/log/samples $flag || exit 1
-				line=$($b $size) || exit 1
+				line=$($b $arg) || exit 1
 				sample_stop --json > /tmp/stats.json || exit 1
 				result "bench=$b config=$c run=$i $line" \
 					"samples=$(num samples_taken /tmp/stats.json)" \
@@ -52,7 +64,7 @@ for b in $benches; do
 				*) echo "unknown configuration $c" >&2; exit 2 ;;
 				esac
 				# shellcheck disable=SC2086
-				line=$(perf record $popt -o /tmp/perf.data -- $b $size 2>/tmp/perf.err) || {
+				line=$(perf record $popt -o /tmp/perf.data -- $b $arg 2>/tmp/perf.err) || {
 					cat /tmp/perf.err >&2; exit 1; }
 				psamples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/perf.err)
 				lost=$(grep -c 'lost' /tmp/perf.err)
