@@ -11,8 +11,10 @@
 #      plain:  sample_start            and perf record -e cpu-clock -F 1000 -a
 #      chains: sample_start --callchain and perf record ... -g
 #    The workload is one worker per vCPU running loop, call and btree
-#    (--quick sizes) over and over for S seconds (default 270): some
-#    N x S x 1000 samples, over a million with the defaults. The files,
+#    (bench.py's --short sizes, about 1.6 s each alone: a few hundred
+#    processes in all, well within the 4096 appids) over and over for S
+#    seconds (default 270): some N x S x 1000 samples, over a million
+#    with the defaults. The files,
 #    the guest's kallsyms and its binaries go to DIR (default
 #    build/parse-vs-perf). --skip-record keeps the files of an earlier run.
 # 2. On this machine, times (best wall time of R runs, default 3; peak
@@ -30,7 +32,7 @@ BUILD=${SLEEPY_BUILD_DIR:-$TOP/build}
 PARSE=${SLEEPY_PARSE:-$BUILD/user/host/parse}
 dir=$BUILD/parse-vs-perf smp=4 seconds=270 runs=3 record=1
 
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "parse_vs_perf.sh: $*" >&2; exit 1; }
 
 while [ $# -gt 0 ]; do
@@ -59,7 +61,7 @@ set -e
 cat > /tmp/work.sh <<'WORK'
 work() { end=\$((\$(cut -d. -f1 /proc/uptime) + $seconds))
 	while [ \$(cut -d. -f1 /proc/uptime) -lt \$end ]; do
-		loop --quick; call --quick; btree --quick
+		loop 200000000; call 20000; btree 1300000
 	done > /dev/null; }
 for i in \$(seq $smp); do work & done
 wait
@@ -118,7 +120,8 @@ sleepy_samples() {
 	"$PARSE" --mode all "$1" | awk '$1 == "samples" { print $2; exit }'
 }
 perf_samples() {
-	perf report -i "$1" --stdio --sort comm -n -g none 2>/dev/null |
+	perf report -i "$1" --stdio --sort comm -n -g none --no-children \
+		2>/dev/null |
 		awk '/^ *[0-9.]+%/ { n += $2 } END { print n + 0 }'
 }
 
