@@ -338,17 +338,12 @@ static int open_debug_file(const struct dso *d, const char *symfs)
 	return fd;
 }
 
-uint32_t dso_line(struct dso *d, uint64_t vaddr, const char *symfs,
-		  struct strtab *names)
+/* The DWARF of d (its own, or a separate debug file's), opened on first
+ * use: whether there is any. */
+static bool dso_dwarf(struct dso *d, const char *symfs)
 {
-	Dwarf_Die cu;
-	Dwarf_Line *line;
-	const char *file;
-	int lineno;
-	char buf[4096];
-
 	if (d->status != REASON_NONE)
-		return 0;
+		return false;
 	if (d->dw_state == 0) {
 		d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
 		if (!d->dw) {
@@ -362,9 +357,19 @@ uint32_t dso_line(struct dso *d, uint64_t vaddr, const char *symfs,
 		}
 		d->dw_state = d->dw ? 1 : -1;
 	}
-	if (d->dw_state < 0)
-		return 0;
-	if (!dwarf_addrdie(d->dw, vaddr, &cu))
+	return d->dw_state > 0;
+}
+
+uint32_t dso_line(struct dso *d, uint64_t vaddr, const char *symfs,
+		  struct strtab *names)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *line;
+	const char *file;
+	int lineno;
+	char buf[4096];
+
+	if (!dso_dwarf(d, symfs) || !dwarf_addrdie(d->dw, vaddr, &cu))
 		return 0;
 	line = dwarf_getsrc_die(&cu, vaddr);
 	if (!line)
@@ -374,6 +379,119 @@ uint32_t dso_line(struct dso *d, uint64_t vaddr, const char *symfs,
 		return 0;
 	snprintf(buf, sizeof(buf), "%s:%d", file, lineno);
 	return strtab_intern(names, buf);
+}
+
+/* A string attribute of die, or of the declaration it stands for. */
+static const char *die_string(Dwarf_Die *die, unsigned int name)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, name, &a));
+}
+
+/* The frame of the function of scope die, executing line of file. */
+static int scope_frame(Dwarf_Die *die, const char *file, int line,
+		       struct strtab *names, struct dso_frame *f)
+{
+	const char *name = die_string(die, DW_AT_name);
+	const char *decl = dwarf_decl_file(die);
+	int start = 0;
+
+	dwarf_decl_line(die, &start);
+	f->func = name ? strtab_intern(names, name) : 0;
+	f->file = decl || file ? strtab_intern(names, decl ? decl : file) : 0;
+	f->line = line > 0 ? (uint32_t)line : 0;
+	f->start_line = start > 0 ? (uint32_t)start : 0;
+	return f->func == STRTAB_NOMEM || f->file == STRTAB_NOMEM ? -1 : 0;
+}
+
+/* Where the inlined subroutine die was called: *file and *line. */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file,
+		      int *line)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word v;
+	Dwarf_Files *files;
+	size_t n;
+
+	*line = dwarf_attr(die, DW_AT_call_line, &a) &&
+		!dwarf_formudata(&a, &v) && v <= INT32_MAX ? (int)v : 0;
+	*file = NULL;
+	if (dwarf_attr(die, DW_AT_call_file, &a) && !dwarf_formudata(&a, &v) &&
+	    !dwarf_getsrcfiles(cu, &files, &n) && v < n)
+		*file = dwarf_filesrc(files, v, NULL, NULL);
+}
+
+static bool is_function(Dwarf_Die *die)
+{
+	const int tag = dwarf_tag(die);
+
+	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram;
+}
+
+/*
+ * The innermost function's DIE at vaddr (inlined or not) and the DIEs
+ * that contain it, into *scopes (malloc'd): how many, 0 for none.
+ * dwarf_getscopes() goes on from an inlined subroutine to its abstract
+ * definition's scopes, dwarf_getscopes_die() to those it is inlined in.
+ */
+static int innermost_function(Dwarf_Die *cu, uint64_t vaddr,
+			      Dwarf_Die **scopes)
+{
+	int n = dwarf_getscopes(cu, vaddr, scopes), i = 0;
+	Dwarf_Die die;
+
+	while (i < n && !is_function(&(*scopes)[i]))
+		i++;
+	if (i >= n) {
+		free(*scopes);
+		*scopes = NULL;
+		return 0;
+	}
+	die = (*scopes)[i];
+	free(*scopes);
+	*scopes = NULL;
+	n = dwarf_getscopes_die(&die, scopes);
+	return n > 0 ? n : 0;
+}
+
+int dso_frames(struct dso *d, uint64_t vaddr, const char *symfs,
+	       struct strtab *names, struct dso_frame *out, size_t max)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Line *line;
+	const char *file;
+	int lineno = 0, nscopes;
+	size_t n = 0;
+
+	if (!max || !dso_dwarf(d, symfs) || !dwarf_addrdie(d->dw, vaddr, &cu))
+		return 0;
+	line = dwarf_getsrc_die(&cu, vaddr);
+	file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
+	if (file && dwarf_lineno(line, &lineno))
+		lineno = 0;
+	nscopes = innermost_function(&cu, vaddr, &scopes);
+	for (int i = 0; i < nscopes && n < max; i++) {
+		if (!is_function(&scopes[i]))
+			continue;	/* a lexical block, the unit */
+		if (scope_frame(&scopes[i], file, lineno, names, &out[n++])) {
+			free(scopes);
+			return -1;
+		}
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+		call_site(&cu, &scopes[i], &file, &lineno);
+	}
+	free(scopes);
+	if (n == 0 && file) {	/* no function: the line alone */
+		out[0] = (struct dso_frame){
+			.file = strtab_intern(names, file),
+			.line = lineno > 0 ? (uint32_t)lineno : 0,
+		};
+		if (out[n++].file == STRTAB_NOMEM)
+			return -1;
+	}
+	return (int)n;
 }
 
 int dso_read(const struct dso *d, uint64_t vaddr, void *buf, size_t len)

@@ -4,7 +4,7 @@
  * elfutils: its loadable segments (to turn a file offset into an address),
  * its function symbols (.symtab, or .dynsym's global ones when the file is
  * stripped) as a sorted array for binary search, its GNU build-id, and its
- * DWARF line table (libdw), opened on first use.
+ * DWARF (libdw: line table, inlined functions), opened on first use.
  */
 #ifndef SLEEPY_PARSE_DSO_H
 #define SLEEPY_PARSE_DSO_H
@@ -101,6 +101,26 @@ enum dso_hit dso_lookup(const struct dso *d, uint64_t vaddr, size_t *i);
  */
 uint32_t dso_line(struct dso *d, uint64_t vaddr, const char *symfs,
 		  struct strtab *names);
+
+/* A source frame at an address (see dso_frames()); ids in names, 0:
+ * unknown. */
+struct dso_frame {
+	uint32_t func;		/* the function's name */
+	uint32_t file;		/* its source file (else the line's) */
+	uint32_t line;		/* the line executing in it */
+	uint32_t start_line;	/* the function's declaration */
+};
+
+/*
+ * The source frames at vaddr, from DWARF (libdw's scopes): the functions
+ * inlined there, innermost first, then the function they were inlined
+ * into, the last; each with the line executing in it (in a caller, the
+ * line of the inlined call). Without a function scope, one frame of the
+ * line alone (func 0). Up to max into out; how many (0: no DWARF for
+ * vaddr), or -1 when out of memory.
+ */
+int dso_frames(struct dso *d, uint64_t vaddr, const char *symfs,
+	       struct strtab *names, struct dso_frame *out, size_t max);
 
 /* The frame rule at vaddr (enum frame_rule). */
 int dso_frame_rule(struct dso *d, uint64_t vaddr);

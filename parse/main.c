@@ -4,12 +4,16 @@
  * appid and EIP and per appid (by default), and reports grouped by any of
  * app, appid, mode, cpu, EIP, DSO, function and source line, with filters,
  * as text, CSV or JSON, an SQLite database, an SVG plot, or a function's
- * annotated disassembly (see Documentation/parse.md).
+ * annotated disassembly; and the call chains' views: call trees, folded
+ * stacks, perf script's text, flame graphs and pprof profiles (see
+ * Documentation/parse.md).
  *
  * main only orchestrates: the command line (options.c), one pass over the
  * file (session.c), the filters (filters.c), symbols (symbolize.c), the
  * report engine (report.c) and the writers (text.c, csv.c, jsonout.c,
- * plot.c, sqlout.c, annotate.c).
+ * plot.c, sqlout.c, annotate.c), the call trees (calltree.c, children.c)
+ * and their writers (treeout.c, scriptout.c, flame.c, pprof.c, which
+ * reads the file a second time, as scriptout.c does).
  *
  * The file is streamed: memory grows with the number of distinct report
  * keys, not with the number of samples; symbols are looked up after the
@@ -26,7 +30,9 @@
 #include "annotate.h"
 #include "calltree.h"
 #include "filters.h"
+#include "flame.h"
 #include "plot.h"
+#include "pprof.h"
 #include "sqlout.h"
 #include "scriptout.h"
 #include "treeout.h"
@@ -153,7 +159,7 @@ static void load_symbols(struct state *st)
 	int rc;
 
 	st->symbols = fields_with(st->fields, FIELD_SYMBOLS) || o->sqlite ||
-		o->annotate || options_stacks(o);
+		o->annotate || options_stacks(o) || o->pprof || o->flamegraph;
 	if (!st->symbols)
 		return;
 	if (strcmp(o->file, "-")) {
@@ -245,13 +251,35 @@ static void write_reports(struct state *st, const struct count_entry *e)
 	free(se);
 }
 
+/* Where the stacks' frames come from; by_app: the root's frames are
+ * applications, not appids. */
+static struct stack_source stack_source(struct state *st, bool by_app)
+{
+	const uint32_t unknown = strtab_intern(&st->names, "[unknown]");
+
+	if (unknown == STRTAB_NOMEM)
+		die_nomem();
+	return (struct stack_source){ &st->sym, &st->appids, &st->chains,
+				      &st->names, by_app, unknown };
+}
+
+/* The session file again, for a second pass (perf-script, pprof). */
+static struct sleepy_reader *reopen(const struct state *st)
+{
+	struct sleepy_reader *r = sleepy_reader_open(st->o.file);
+
+	if (!r)
+		die_nomem();
+	if (sleepy_reader_status(r) != SLEEPY_OK)
+		die_reader(r, st->o.file);
+	return r;
+}
+
 /* The call tree of the stacks (callee first if inverted). */
 static void build_tree(struct state *st, struct calltree *t, bool inverted)
 {
-	const struct stack_source src = {
-		&st->sym, &st->appids, &st->chains, &st->names,
-		st->o.fields == FB(F_APP), strtab_intern(&st->names, "[unknown]"),
-	};
+	const struct stack_source src = stack_source(st, st->o.fields ==
+						     FB(F_APP));
 	struct tree_frame f[STACK_MAX_FRAMES], r[STACK_MAX_FRAMES];
 	struct count_entry *e = counts_entries(&st->stacks);
 	int n;
@@ -273,16 +301,9 @@ static void build_tree(struct state *st, struct calltree *t, bool inverted)
 /* --format perf-script: a second pass over the file, a sample at a time. */
 static void write_script(struct state *st)
 {
-	const struct stack_source src = {
-		&st->sym, &st->appids, &st->chains, &st->names, false,
-		strtab_intern(&st->names, "[unknown]"),
-	};
-	struct sleepy_reader *r = sleepy_reader_open(st->o.file);
+	const struct stack_source src = stack_source(st, false);
+	struct sleepy_reader *r = reopen(st);
 
-	if (!r)
-		die_nomem();
-	if (sleepy_reader_status(r) != SLEEPY_OK)
-		die_reader(r, st->o.file);
 	switch (script_write(stdout, r, &st->o, &src)) {
 	case -1:
 		die_nomem();
@@ -307,7 +328,7 @@ static void write_stacks(struct state *st)
 		write_script(st);
 		return;
 	}
-	build_tree(st, &t, o->inverted);
+	build_tree(st, &t, o->tree && o->inverted);	/* not folded */
 	if (o->format == FORMAT_FOLDED) {
 		if (tree_print_folded(stdout, &t, &st->names))
 			die_nomem();
@@ -321,12 +342,29 @@ static void write_stacks(struct state *st)
 	calltree_free(&t);
 }
 
+/* --flamegraph OUT.svg: the call tree (inverted with --inverted), drawn;
+ * --min-percent prunes it only when given. */
+static void write_flamegraph(struct state *st)
+{
+	const struct options *o = &st->o;
+	char mode[32], title[128], err[1024];
+	struct calltree t;
+
+	snprintf(title, sizeof(title), "Flame graph, %s%s",
+		 options_mode_title(o, mode, sizeof(mode)),
+		 o->inverted ? ", inverted: callees at the root" : "");
+	build_tree(st, &t, o->inverted);
+	if (flame_write(o->flamegraph, &t, &st->names, &(struct flame_in){
+				title, o->file, st->filters,
+				o->have_min_percent ? o->min_percent : 0 },
+			err, sizeof(err)))
+		die(1, "%s", err);
+	calltree_free(&t);
+}
+
 static void write_sqlite(struct state *st)
 {
-	const struct stack_source src = {
-		&st->sym, &st->appids, &st->chains, &st->names, false,
-		strtab_intern(&st->names, "[unknown]"),
-	};
+	const struct stack_source src = stack_source(st, false);
 	const struct sqlite_in in = {
 		.file = st->o.file, .hdr = st->s.hdr, .samples = st->s.samples,
 		.selected = st->total, .span_ns = st->s.last_time_ns,
@@ -341,6 +379,30 @@ static void write_sqlite(struct state *st)
 
 	if (sqlite_write(st->o.sqlite, &in, err, sizeof(err)))
 		die(1, "%s", err);
+}
+
+/* --pprof OUT: a second pass over the file, into a profile.proto. */
+static void write_pprof(struct state *st)
+{
+	const struct stack_source src = stack_source(st, false);
+	char comment[1024], mode[32], err[1024];
+	const struct pprof_in in = {
+		st->o.pprof, &st->o, &src, st->s.last_time_ns, comment,
+	};
+	struct sleepy_reader *r = reopen(st);
+
+	snprintf(comment, sizeof(comment), "sleepy session %s: %s%s%s",
+		 st->o.file, options_mode_title(&st->o, mode, sizeof(mode)),
+		 st->filters[0] ? ", " : "", st->filters);
+	switch (pprof_write(r, &in, err, sizeof(err))) {
+	case PPROF_NOMEM:
+		die_nomem();
+	case PPROF_READER:
+		die_reader(r, st->o.file);
+	case PPROF_WRITE:
+		die(1, "%s", err);
+	}
+	sleepy_reader_close(r);
 }
 
 static void free_state(struct state *st)
@@ -391,6 +453,10 @@ int main(int argc, char **argv)
 			write_sqlite(&st);
 	}
 	free(e);
+	if (st.o.pprof)
+		write_pprof(&st);
+	if (st.o.flamegraph)
+		write_flamegraph(&st);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die(1, "standard output: %s", strerror(errno));
 	free_state(&st);

@@ -30,6 +30,8 @@ static const char usage_text[] =
 	"             [--symfs DIR] [--kallsyms FILE | --vmlinux FILE]\n"
 	"             [--sqlite OUT.db] [--plot OUT.svg] [--annotate SYMBOL]\n"
 	"             [--tree [--inverted] [--min-percent P]] [--children]\n"
+	"             [--flamegraph OUT.svg [--inverted] [--min-percent P]]\n"
+	"             [--pprof OUT.pb.gz]\n"
 	"             FILE\n"
 	"\n"
 	"Report the samples of a sleepy session file (\"-\" reads standard\n"
@@ -66,7 +68,7 @@ static const char usage_text[] =
 	"                  the application (appid, or app with --by app),\n"
 	"                  with total and self samples per frame\n"
 	"  --inverted      --tree bottom-up: each function, then its callers\n"
-	"  --min-percent P --tree: leave out nodes under P%% of the samples\n"
+	"  --min-percent P --tree: leave out nodes under P% of the samples\n"
 	"                  (default 0.5)\n"
 	"  --children      add each row's inclusive samples (with callers'\n"
 	"                  rows), by the call chains, and sort by them; by\n"
@@ -78,6 +80,13 @@ static const char usage_text[] =
 	"  --sqlite OUT.db also write the session to an SQLite database\n"
 	"  --slice-ms N    its time slices (default 100 ms)\n"
 	"  --plot OUT.svg  also draw the report as an SVG histogram\n"
+	"  --flamegraph OUT.svg  also draw the call tree as an interactive\n"
+	"                  SVG flame graph (click to zoom, search box);\n"
+	"                  --inverted: callees first; --min-percent P: leave\n"
+	"                  out frames under P% (default: none)\n"
+	"  --pprof OUT     also write the samples and their call chains as a\n"
+	"                  pprof profile (gzipped profile.proto, for go tool\n"
+	"                  pprof), labelled pid, tid, appid; FILE, not stdin\n"
 	"  --annotate SYM  disassemble function SYM with samples per\n"
 	"                  instruction, instead of a report\n"
 	"  -h, --help      this text\n"
@@ -101,6 +110,8 @@ enum option_id {
 	OPT_CPU, OPT_FROM, OPT_TO, OPT_TOP, OPT_SYMFS, OPT_KALLSYMS,
 	OPT_VMLINUX, OPT_SQLITE, OPT_SLICE_MS, OPT_PLOT, OPT_ANNOTATE,
 	OPT_TREE, OPT_INVERTED, OPT_MIN_PERCENT, OPT_CHILDREN,
+	OPT_PPROF,
+	OPT_FLAMEGRAPH,
 };
 
 static const struct option options[] = {
@@ -125,6 +136,8 @@ static const struct option options[] = {
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "pprof", required_argument, NULL, OPT_PPROF },
+	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -138,9 +151,10 @@ static const int exclusive[][2] = {
 	{ OPT_CHILDREN, OPT_ANNOTATE },
 };
 
-/* Options that need another: { option, what it needs }. */
-static const int needs[][2] = {
-	{ OPT_INVERTED, OPT_TREE }, { OPT_MIN_PERCENT, OPT_TREE },
+/* Options that need another: { option, what it needs, or this }. */
+static const int needs[][3] = {
+	{ OPT_INVERTED, OPT_TREE, OPT_FLAMEGRAPH },
+	{ OPT_MIN_PERCENT, OPT_TREE, OPT_FLAMEGRAPH },
 };
 
 #define SEEN(id)	(1u << ((id) - OPT_BY))
@@ -266,7 +280,9 @@ static const struct {
 	{ OPT_KALLSYMS, offsetof(struct options, kallsyms) },
 	{ OPT_VMLINUX, offsetof(struct options, vmlinux) },
 	{ OPT_SQLITE, offsetof(struct options, sqlite) },
+	{ OPT_PPROF, offsetof(struct options, pprof) },
 	{ OPT_PLOT, offsetof(struct options, plot) },
+	{ OPT_FLAMEGRAPH, offsetof(struct options, flamegraph) },
 	{ OPT_ANNOTATE, offsetof(struct options, annotate) },
 };
 
@@ -326,6 +342,7 @@ static void set_option(struct options *o, int id, const char *opt,
 		break;
 	case OPT_MIN_PERCENT:
 		o->min_percent = percent(opt, v);
+		o->have_min_percent = true;
 		break;
 	case OPT_SLICE_MS:
 		o->slice_ns = number(opt, v, 86400000ull) * 1000000ull;
@@ -443,11 +460,15 @@ static void check_options(struct options *o, unsigned int seen)
 			    option_name(exclusive[i][0]),
 			    option_name(exclusive[i][1]));
 	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
-		if ((seen & SEEN(needs[i][0])) && !(seen & SEEN(needs[i][1])))
-			die(2, "--%s needs --%s", option_name(needs[i][0]),
-			    option_name(needs[i][1]));
+		if ((seen & SEEN(needs[i][0])) &&
+		    !(seen & (SEEN(needs[i][1]) | SEEN(needs[i][2]))))
+			die(2, "--%s needs --%s or --%s",
+			    option_name(needs[i][0]), option_name(needs[i][1]),
+			    option_name(needs[i][2]));
 	check_stacks(o);
 	check_children(o);
+	if (o->pprof && !strcmp(o->file, "-"))
+		die(2, "--pprof: reads FILE twice, so not standard input");
 	if (o->have_from && o->have_to && o->to_ns <= o->from_ns)
 		die(2, "--to must be after --from");
 	if (!o->have_to)

@@ -35,10 +35,13 @@ struct options {
 	size_t top;		/* 0: all rows */
 	const char *symfs, *kallsyms, *vmlinux;
 	const char *sqlite, *plot, *annotate;
+	const char *pprof;	/* --pprof OUT: a profile.proto too */
 	uint64_t slice_ns;
 	bool tree, inverted;	/* --tree, --inverted */
 	bool children;		/* --children */
 	double min_percent;	/* --tree: nodes under it left out */
+	bool have_min_percent;	/* given (--flamegraph: else 0) */
+	const char *flamegraph;	/* --flamegraph OUT.svg */
 };
 
 /* Whether the output is a call-chain view (--tree, --format folded). */
@@ -49,10 +52,11 @@ static inline bool options_stacks(const struct options *o)
 }
 
 /* Whether the pass keeps the stacks: the call-chain views, --children,
- * the database. */
+ * the database, --pprof, --flamegraph. */
 static inline bool options_need_stacks(const struct options *o)
 {
-	return options_stacks(o) || o->children || o->sqlite;
+	return options_stacks(o) || o->children || o->sqlite || o->pprof ||
+	       o->flamegraph;
 }
 
 /* The options of argv; exits on --help and on errors. */

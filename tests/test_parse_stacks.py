@@ -6,7 +6,11 @@ frame's function is known.
 
     /usr/bin/python3 -m pytest tests/test_parse_stacks.py
 """
+import os
 import re
+import resource
+import shutil
+import signal
 import subprocess
 
 import pytest
@@ -439,8 +443,8 @@ def test_perf_script(parse, prog, tmp_path):
     assert blocks[0].splitlines() == [
         "calltree 100/0 [000] 1.000000: 1000000 cpu-clock:",
         f"\t{syms['leaf'] + 8:x} leaf+0x8 ({prog[0]})",
-        f"\t{ret[('b', 'leaf')] - 1:x} b+0x{ret[('b', 'leaf')] - 1 - syms['b']:x}"
-        f" ({prog[0]})",
+        f"\t{ret[('b', 'leaf')] - 1:x} "
+        f"b+0x{ret[('b', 'leaf')] - 1 - syms['b']:x} ({prog[0]})",
         f"\t{ret[('a', 'b')] - 1:x} a+0x{ret[('a', 'b')] - 1 - syms['a']:x}"
         f" ({prog[0]})",
         f"\t{ret[('main', 'a')] - 1:x} "
@@ -465,3 +469,350 @@ def test_perf_script_needs_a_file(parse_bin):
                        capture_output=True, text=True, input="")
     assert r.returncode == 2
     assert "reads FILE twice, so not standard input" in r.stderr
+
+
+# ---------------------------------------------------------------- --pprof
+
+GO = shutil.which("go")
+needs_go = pytest.mark.skipif(
+    GO is None, reason="go is missing (Debian golang-go): go tool pprof "
+    "reads the --pprof profiles")
+
+
+@pytest.fixture(scope="module")
+def go_env(tmp_path_factory):
+    """An environment for go tool pprof: its own HOME and caches."""
+    d = tmp_path_factory.mktemp("go")
+    return dict(os.environ, HOME=str(d), GOCACHE=str(d / "cache"),
+                PPROF_TMPDIR=str(d), PPROF_BINARY_PATH=str(d))
+
+
+def pprof(go_env, profile, *args):
+    """go tool pprof's text output for a profile (no symbolization of its
+    own: every name is parse's)."""
+    r = subprocess.run([GO, "tool", "pprof", "-symbolize=none", *args,
+                        str(profile)], capture_output=True, text=True,
+                       env=go_env, timeout=300, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def pprof_top(go_env, profile, *args):
+    """-top in samples, every node: {name: (flat, cum)}."""
+    out = pprof(go_env, profile, "-top", "-sample_index=samples",
+                "-nodecount=100000", "-nodefraction=0", "-edgefraction=0",
+                *args)
+    rows = out.split("      flat  flat%   sum%        cum   cum%\n")[1]
+    top = {}
+    for line in rows.splitlines():
+        x = line.split()
+        top[" ".join(x[5:])] = (int(x[0]), int(x[3]))
+    return top
+
+
+def pprof_raw(go_env, profile):
+    """-raw: the samples [(values, location ids, labels)], the locations
+    {id: (address, mapping, [(function, file, line)])} and the mapping
+    lines."""
+    out = pprof(go_env, profile, "-raw")
+    head, rest = out.split("Samples:\n")
+    samples_text, rest = rest.split("Locations\n")
+    locs_text, maps_text = rest.split("Mappings\n")
+    samples = []
+    for line in samples_text.splitlines()[1:]:
+        m = re.match(r"^\s+(\d+)\s+(\d+): ([\d ]+)$", line)
+        if m:
+            samples.append(((int(m.group(1)), int(m.group(2))),
+                            [int(x) for x in m.group(3).split()], {}))
+        else:
+            for k, v in re.findall(r"(\w+):\[([^\]]*)\]", line):
+                samples[-1][2][k] = v
+    locs, cur = {}, None
+    for line in locs_text.splitlines():
+        m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) (M=\d+ )?(.*)$", line)
+        if m:
+            cur = locs[int(m.group(1))] = (int(m.group(2), 16),
+                                           m.group(3), [])
+            line = m.group(4)
+        fm = re.match(r"^\s*(\S+)(?: (\S+):(\d+))?", line)
+        if fm and fm.group(1):
+            cur[2].append((fm.group(1), fm.group(2),
+                           int(fm.group(3) or 0)))
+    return head, samples, locs, maps_text.splitlines()
+
+
+def call_ranges(exe):
+    """{(caller, callee): [(start, end)]}: the bytes of each call
+    instruction, from objdump."""
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(exe)],
+                         capture_output=True, text=True, check=True).stdout
+    calls, func, pending = {}, None, None
+    for line in dis.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(\w+)>:$", line)
+        if m:
+            func = m.group(1)
+            continue
+        m = re.match(r"^\s+([0-9a-f]+):", line)
+        if not m:
+            continue
+        addr = int(m.group(1), 16)
+        if pending:
+            calls.setdefault(pending[0], []).append((pending[1], addr))
+            pending = None
+        c = re.search(r"call\s+[0-9a-f]+ <(\w+)>", line)
+        if c:
+            pending = ((func, c.group(1)), addr)
+    return calls
+
+
+@needs_go
+def test_pprof_top_agrees_with_children(parse, prog, go_env, tmp_path):
+    """go tool pprof -top of the profile: each function's flat and cum
+    samples are --children's samples and children; the inlined run_mix
+    is a function of its own unless -noinlines. The report printed is
+    the one without --pprof."""
+    out = tmp_path / "p.pb.gz"
+    r = parse(tree_session(prog), "--children", "--format", "csv",
+              "--by", "symbol", "--pprof", out)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    import csv as csv_mod
+    import io
+    children = {row["symbol"]: (int(row["samples"]), int(row["children"]))
+                for row in csv_mod.DictReader(io.StringIO(r.stdout))}
+    assert children == {"main": (1, 41), "leaf": (40, 40), "a": (0, 30),
+                        "b": (0, 30), "c": (0, 10)}
+    assert r.stdout == parse(tree_session(prog), "--children", "--format",
+                             "csv", "--by", "symbol").stdout
+    assert pprof_top(go_env, out, "-noinlines") == children
+    assert pprof_top(go_env, out) == dict(children,
+                                          **{"run_mix (inline)": (0, 40)})
+    # The sample types, the period (the tick's, HZ 1000) and the time.
+    head, samples, _, _ = pprof_raw(go_env, out)
+    assert "PeriodType: cpu nanoseconds\nPeriod: 1000000\n" in head
+    assert "Time: 2023-11-14 22:13:20 +0000 UTC" in head
+    assert "Duration:" not in head  # every sample at time 0
+    types = pprof(go_env, out, "-raw").split("Samples:\n")[1].splitlines()[0]
+    assert types.split() == ["samples/count", "cpu/nanoseconds"]
+    assert all(v[1] == v[0] * 1000000 for v, _, _ in samples)
+    top = pprof(go_env, out, "-top")  # the default type: cpu
+    assert "Type: cpu\n" in top
+    assert "Showing nodes accounting for 41ms, 100% of 41ms total" in top
+
+
+def labels_session(prog):
+    """calltree#0 (pid 100): 20 samples of thread 101 by main -> a -> b,
+    5 of thread 102 by main -> c; calltree#1 (pid 200, the same binary
+    mapped at the same place): 3 samples of thread 201."""
+    exe, ret, syms = prog
+    f = session(prog)
+    f.appid(2, "calltree", instance=1, pid=200, path=str(exe))
+    f.mmap(2, 0x401000, 0x100000, pid=200, pgoff=0x1000, path=str(exe))
+    sp = sf.CHAIN_F_SP_RET
+    f.chain(0, 1, user=[ret[("b", "leaf")], ret[("a", "b")],
+                        ret[("main", "a")]], flags=sp)
+    f.chain(0, 2, user=[ret[("c", "leaf")], ret[("main", "c")]], flags=sp)
+    leaf = syms["leaf"] + 8
+    for i in range(20):
+        f.sample(1, leaf, pid=100, tid=101, chain=1, time_ns=i * 1_000_000)
+    for _ in range(5):
+        f.sample(1, leaf, pid=100, tid=102, chain=2, time_ns=30_000_000)
+    for _ in range(3):
+        f.sample(2, leaf, pid=200, tid=201, chain=2, time_ns=40_000_000)
+    f.stats(samples_taken=28, samples_written=28, chains_defined=2)
+    return f
+
+
+@needs_go
+def test_pprof_labels_and_build_id(parse, prog, go_env, tmp_path):
+    """Samples are aggregated by pid, tid and appid, which are their
+    labels (-traces, -tagfocus); the mapping has the binary's build-id
+    as readelf -n shows it (the session recorded none), once for both
+    processes; the filters apply."""
+    exe = prog[0]
+    out = tmp_path / "p.pb.gz"
+    r = parse(labels_session(prog), "--pprof", out)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    got = {}
+    for t in pprof(go_env, out, "-traces").split("-----------+")[1:-1]:
+        labels, frames = {}, []
+        for line in t.splitlines()[1:]:
+            m = re.match(r"^\s+(\w+):\s+(.*)$", line)
+            if m and not frames:
+                labels[m.group(1)] = m.group(2)
+                continue
+            m = re.match(r"^\s+(?:(\d+)ms)?\s+(.*)$", line)
+            if m.group(1):
+                ms = int(m.group(1))
+            frames.append(m.group(2))
+        got[labels["appid"], labels["pid"], labels["tid"]] = (ms, frames)
+    inline = "run_mix (inline)"
+    assert got == {
+        ("calltree#0", "100", "101"): (20, ["leaf", "b", "a", inline,
+                                            "main"]),
+        ("calltree#0", "100", "102"): (5, ["leaf", "c", inline, "main"]),
+        ("calltree#1", "200", "201"): (3, ["leaf", "c", inline, "main"]),
+    }
+    assert "Duration: 40ms" in pprof(go_env, out, "-raw")
+    assert sum(v[0] for v in pprof_top(
+        go_env, out, "-tagfocus=tid=102").values() if v[0]) == 5
+    assert pprof_top(go_env, out, "-tagfocus=appid=calltree#1")["leaf"] \
+        == (3, 3)
+    # The mapping and its build-id.
+    readelf = subprocess.run(["readelf", "-n", str(exe)], capture_output=True,
+                             text=True, check=True).stdout
+    bid = re.search(r"Build ID: ([0-9a-f]+)", readelf).group(1)
+    _, _, locs, maps = pprof_raw(go_env, out)
+    assert maps == [f"1: 0x401000/0x501000/0x1000 {exe} {bid} "
+                    f"[FN][FL][LN][IN]"]
+    assert {loc[1] for loc in locs.values()} == {"M=1 "}
+    # The filters: --pid, --app; --tid is no filter, -tagfocus is.
+    r = parse(labels_session(prog), "--pprof", out, "--pid", "200")
+    assert r.returncode == 0, r.stderr
+    assert pprof_top(go_env, out)["leaf"] == (3, 3)
+    r = parse(labels_session(prog), "--pprof", out, "--app", "nothing")
+    assert r.returncode == 0, r.stderr
+    assert "Showing nodes accounting for 0, 0% of 0 total" in pprof(
+        go_env, out, "-top", "-sample_index=samples")
+
+
+@needs_go
+def test_pprof_locations(parse, prog, go_env, tmp_path):
+    """A return address's location is in its call instruction (the
+    address one byte back, within the call's bytes per objdump); the leaf
+    is the sampled IP; a location's lines are the functions inlined
+    there, innermost first, as addr2line -i has them."""
+    exe, ret, syms = prog
+    out = tmp_path / "p.pb.gz"
+    r = parse(tree_session(prog), "--pprof", out)
+    assert r.returncode == 0, r.stderr
+    _, samples, locs, _ = pprof_raw(go_env, out)
+    calls = call_ranges(exe)
+    stacks = {}
+    for (n, _), ids, _ in samples:
+        stacks[tuple(locs[i][2][-1][0] for i in ids)] = [locs[i][0]
+                                                        for i in ids]
+    assert sorted(stacks) == [("leaf", "b", "a", "main"),
+                              ("leaf", "c", "main"), ("main",)]
+    assert stacks[("main",)] == [syms["main"] + 4]
+    for names, addrs in stacks.items():
+        if len(names) == 1:
+            continue
+        assert addrs[0] == syms["leaf"] + 8
+        for callee, caller, addr in zip(names, names[1:], addrs[1:]):
+            assert ret[(caller, callee)] - 1 == addr
+            (start, end), = calls[(caller, callee)]
+            assert start <= addr < end, (caller, callee, hex(addr))
+    # Lines as addr2line -i gives them: (function, file:line) pairs.
+    for addr, _, lines in locs.values():
+        a2l = subprocess.run(["addr2line", "-i", "-f", "-e", str(exe),
+                              hex(addr)], capture_output=True, text=True,
+                             check=True).stdout.splitlines()
+        want = [(f, re.sub(r" \(discriminator \d+\)$", "", fl))
+                for f, fl in zip(a2l[::2], a2l[1::2])]
+        assert [(f, f"{file}:{line}") for f, file, line in lines] == want
+    main_a = next(lines for addr, _, lines in locs.values()
+                  if addr == ret[("main", "a")] - 1)
+    assert [x[0] for x in main_a] == ["run_mix", "main"]
+
+
+@needs_go
+def test_pprof_without_chains_one_frame(parse, prog, go_env, tmp_path):
+    """Samples without chains (a version 2 file, or a session without
+    --callchain): each sample is one location, the sampled IP."""
+    exe, _, syms = prog
+    for version in (2, 3):
+        f = sf.SessionFile(version=version)
+        f.appid(1, "calltree", pid=100, path=str(exe))
+        f.mmap(1, 0x401000, 0x100000, pid=100, pgoff=0x1000, path=str(exe))
+        for _ in range(3):
+            f.sample(1, syms["leaf"] + 8, pid=100, tid=100)
+        f.sample(1, syms["c"] + 1, pid=100, tid=100)
+        out = tmp_path / f"v{version}.pb.gz"
+        r = parse(f, "--pprof", out)
+        assert r.returncode == 0, r.stderr
+        _, samples, locs, _ = pprof_raw(go_env, out)
+        got = sorted((v[0], [locs[i][0] for i in ids]) for v, ids, _
+                     in samples)
+        assert got == [(1, [syms["c"] + 1]), (3, [syms["leaf"] + 8])]
+        assert pprof_top(go_env, out) == {"leaf": (3, 3), "c": (1, 1)}
+
+
+@needs_go
+def test_pprof_kernel_and_unknown_frames(parse, prog, go_env, tmp_path):
+    """Kernel frames are in the mapping [kernel.kallsyms], named by
+    kallsyms; callers the unwind information cannot vouch for are one
+    location of "[unknown]", without an address; an unmapped address is
+    named as the reports name it."""
+    exe, ret, syms = prog
+    f = session(prog)
+    f.chain(0, 1, kernel=[0xffffffff81002010, 0xffffffff81001010],
+            user=[syms["zero_reader"] + 9, ret[("main", "a")]])
+    for _ in range(4):
+        f.sample(1, 0xffffffff81003004, mode=sf.MODE_KERNEL, pid=100,
+                 tid=100, chain=1)
+    f.chain(0, 2, user=[ret[("a", "b")]], flags=sf.CHAIN_F_USER_CUT)
+    f.sample(1, ret[("b", "leaf")], pid=100, tid=100, chain=2)
+    f.sample(1, 0x1234, pid=100, tid=100)
+    ks = tmp_path / "k.kallsyms"
+    ks.write_text(KSYMS)
+    out = tmp_path / "p.pb.gz"
+    r = parse(f, "--pprof", out, "--mode", "all", "--kallsyms", ks)
+    assert r.returncode == 0, r.stderr
+    _, samples, locs, maps = pprof_raw(go_env, out)
+    assert maps[1:] == ["2: 0xffffffff8100100f/0xffffffff81003005/0x0 "
+                        "[kernel.kallsyms]  [FN]"], maps
+    stacks = sorted((v[0], [locs[i][2][-1][0] for i in ids])
+                    for v, ids, _ in samples)
+    assert stacks == [
+        (1, ["[unknown]+0x1234"]),
+        (1, ["b", "a", "[unknown]"]),
+        (4, ["read_iter_zero", "ksys_read", "do_syscall_64", "zero_reader",
+             "main"]),
+    ]
+    unknown = [loc for loc in locs.values() if loc[2][0][0] == "[unknown]"]
+    assert unknown == [(0, None, [("[unknown]", None, 0)])]
+    kernel = {loc[2][0][0]: loc for loc in locs.values()
+              if loc[1] == "M=2 "}
+    assert sorted(kernel) == ["do_syscall_64", "ksys_read",
+                              "read_iter_zero"]
+    assert kernel["ksys_read"][0] == 0xffffffff8100200f
+
+
+@needs_go
+def test_pprof_errors(parse, parse_bin, prog, tmp_path):
+    """--pprof reads the file twice: not standard input (usage, 2). A file
+    that cannot be written is one line and exit status 1, leaving no file
+    (a temporary one next to OUT is renamed over it when complete)."""
+    r = subprocess.run([str(parse_bin), "--pprof", str(tmp_path / "x"),
+                        "-"], capture_output=True, text=True, input="")
+    assert r.returncode == 2 and r.stderr == (
+        "parse: --pprof: reads FILE twice, so not standard input\n")
+    f = tree_session(prog)
+    bad = tmp_path / "missing" / "p.pb.gz"
+    r = parse(f, "--pprof", bad)
+    assert r.returncode == 1
+    assert r.stderr == f"parse: {bad}: No such file or directory\n"
+    r = parse(f, "--pprof", "/dev/full")
+    assert r.returncode == 1
+    assert r.stderr == "parse: /dev/full: No space left on device\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["session.bin"]
+    # A regular file's write fails half way (the file size limit): its
+    # temporary file goes too.
+    session_bin = tmp_path / "session.bin"
+    out = tmp_path / "p.pb.gz"
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+    r = subprocess.run([str(parse_bin), "--pprof", str(out),
+                        str(session_bin)], capture_output=True, text=True,
+                       preexec_fn=small_files)
+    assert r.returncode == 1
+    assert r.stderr == f"parse: {out}: File too large\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["session.bin"]
+    out.write_text("old")
+    r = parse(f, "--pprof", out)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.pb.gz",
+                                                          "session.bin"]
+    assert out.read_bytes()[:2] == b"\x1f\x8b"  # gzip
