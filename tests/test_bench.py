@@ -114,6 +114,25 @@ def test_demo_profiles_the_three_benchmarks():
                     r.stdout, re.S).group(1)
     assert "Annotation of main in /usr/bin/loop" in ann
     assert len(re.findall(r"^ +\d+ +[\d.]+% +[0-9a-f]+ +\w", ann, re.M)) >= 3
+    # btree's call tree: main -> insert -> insert_rec ..., and lookup ->
+    # find_child or find_index; the flame graph and the folded stacks.
+    tree = re.search(r"==> btree's call tree.*?\n(.*?)\n\n", r.stdout,
+                     re.S).group(1)
+    indent = {}     # each function's first node
+    for m in re.finditer(r"^ +\S+% +\S+% +\d+( +)(\w+)$", tree, re.M):
+        indent.setdefault(m.group(2), len(m.group(1)))
+    for caller, callee in (("main", "insert"), ("insert", "insert_rec"),
+                           ("main", "lookup")):
+        assert indent[callee] == indent[caller] + 2, (caller, callee, tree)
+    # lookup does most of the work, so its callees come first.
+    assert indent["lookup"] + 2 in (indent.get("find_child"),
+                                    indent.get("find_index")), tree
+    import xml.etree.ElementTree as ET
+    svg = ET.parse(BUILD / "demo" / "flamegraph.svg").getroot()
+    assert "insert_rec" in "".join(svg.itertext())
+    folded = (BUILD / "demo" / "samples.folded").read_text().splitlines()
+    assert any(line.startswith("btree#0;") and ";main;insert;insert_rec"
+               in line for line in folded), folded[:20]
     assert (BUILD / "demo" / "samples").stat().st_size > 1000
     for f in ("loop-eip-histogram.svg", "call-eip-histogram.svg",
               "btree-function-histogram.svg"):
