@@ -13,7 +13,7 @@
 #    The workload is one worker per vCPU running loop, call and btree
 #    (bench.py's --short sizes, about 1.6 s each alone: a few hundred
 #    processes in all, well within the 4096 appids) over and over for S
-#    seconds (default 270): some N x S x 1000 samples, over a million
+#    seconds (default 500): some N x S x 1000 samples, two million
 #    with the defaults. The files,
 #    the guest's kallsyms and its binaries go to DIR (default
 #    build/parse-vs-perf). --skip-record keeps the files of an earlier run.
@@ -30,7 +30,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${SLEEPY_BUILD_DIR:-$TOP/build}
 PARSE=${SLEEPY_PARSE:-$BUILD/user/host/parse}
-dir=$BUILD/parse-vs-perf smp=4 seconds=270 runs=3 record=1
+dir=$BUILD/parse-vs-perf smp=4 seconds=500 runs=3 record=1
 
 usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "parse_vs_perf.sh: $*" >&2; exit 1; }
