@@ -441,7 +441,9 @@ class CallSites:
     objdump names _init+0x..); and each function's tail jumps (jmp to
     another function's start, or through the PLT)."""
 
-    INSN = re.compile(r"^\s+([0-9a-f]+):\s+(\S+)\s*(.*)$")
+    # An instruction, its prefixes (_start's "addr32 call") skipped.
+    INSN = re.compile(r"^\s+([0-9a-f]+):\s+(?:(?:addr32|notrack|bnd|"
+                      r"data16)\s+)*(\S+)\s*(.*)$")
     DIRECT = re.compile(r"^([0-9a-f]+) <([^+>]+)>$")
     PLT = re.compile(r"<(_init\+0x[0-9a-f]+|[^>]*@plt)>$")
 
