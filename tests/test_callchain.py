@@ -439,7 +439,8 @@ class CallSites:
     address), its direct target, or "*" for an indirect call, or "plt"
     for one through the PLT (a static binary's calls of IFUNCs, which
     objdump names _init+0x..); and each function's tail jumps (jmp to
-    another function's start, or through the PLT)."""
+    another function's start, through the PLT, or "*" through a
+    pointer)."""
 
     # An instruction, its prefixes (_start's "addr32 call") skipped.
     INSN = re.compile(r"^\s+([0-9a-f]+):\s+(?:(?:addr32|notrack|bnd|"
@@ -474,7 +475,9 @@ class CallSites:
                 prev = target
                 self.targets.setdefault(func, set()).add(target)
             elif op.startswith("jmp") and target != func and (
-                    t or self.PLT.search(arg)):
+                    t or self.PLT.search(arg) or target == "*"):
+                # An indirect jmp (a switch's table, or a tail call
+                # through a pointer) may go anywhere.
                 self.tails.setdefault(func, set()).add(target)
         self.after = sorted(self.calls)
         # Functions that something calls or jumps to directly: a call
@@ -503,7 +506,8 @@ class CallSites:
         seen, todo = set(), [target]
         while todo:
             f = todo.pop()
-            if f in want or (f == "plt" and not want & self.direct):
+            if f in want or f == "*" or (f == "plt" and
+                                         not want & self.direct):
                 return True
             if f not in seen:
                 seen.add(f)
