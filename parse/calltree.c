@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* calltree: stacks merged into a call tree; see calltree.h. */
+#define _GNU_SOURCE		/* qsort_r */
 #include "calltree.h"
 
 #include <inttypes.h>
@@ -104,6 +105,42 @@ int calltree_add(struct calltree *t, const struct tree_frame *f, size_t n,
 	t->v[node].self += count;
 	return 0;
 }
+
+static int cmp_nodes(const void *pa, const void *pb, void *arg)
+{
+	const struct tree_order *c = arg;
+	const struct tnode *a = &c->t->v[*(const uint32_t *)pa];
+	const struct tnode *b = &c->t->v[*(const uint32_t *)pb];
+	int r;
+
+	if (c->by_total && a->total != b->total)
+		return a->total < b->total ? 1 : -1;
+	r = strcmp(strtab_get(c->names, a->f.name),
+		   strtab_get(c->names, b->f.name));
+	if (r)
+		return r;
+	if (a->f.kind != b->f.kind)
+		return a->f.kind < b->f.kind ? -1 : 1;
+	return a->f.dso < b->f.dso ? -1 : a->f.dso > b->f.dso;
+}
+
+ssize_t calltree_children(const struct tree_order *c, uint32_t n,
+			  uint32_t **out)
+{
+	size_t k = 0;
+
+	for (uint32_t i = c->t->v[n].child; i; i = c->t->v[i].next)
+		k++;
+	*out = malloc((k ? k : 1) * sizeof(**out));
+	if (!*out)
+		return -1;
+	k = 0;
+	for (uint32_t i = c->t->v[n].child; i; i = c->t->v[i].next)
+		(*out)[k++] = i;
+	qsort_r(*out, k, sizeof(**out), cmp_nodes, (void *)c);
+	return (ssize_t)k;
+}
+
 
 /* ------------------------------------------------------------ stacks */
 

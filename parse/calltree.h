@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "appids.h"
 #include "chains.h"
@@ -62,6 +63,20 @@ void calltree_free(struct calltree *t);
 /* Add count samples of the stack of n frames, root first. 0 or -1. */
 int calltree_add(struct calltree *t, const struct tree_frame *f, size_t n,
 		 uint64_t count);
+
+/* The order of a node's children in the views. */
+struct tree_order {
+	const struct calltree *t;
+	const struct strtab *names;
+	bool by_total;		/* most samples first; else by name */
+};
+
+/*
+ * Node n's children in order o (then by name, kind and DSO) into *out
+ * (malloc'd); how many, or -1 when out of memory.
+ */
+ssize_t calltree_children(const struct tree_order *o, uint32_t n,
+			  uint32_t **out);
 
 struct stack_source {
 	struct symbolizer *sym;

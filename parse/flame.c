@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* flame: call trees as interactive SVG flame graphs; see flame.h. */
-#define _GNU_SOURCE		/* qsort_r */
 #include "flame.h"
 
 #include <errno.h>
@@ -122,38 +121,6 @@ static void colour(const struct kind_style *ks, const char *name, char *buf)
 
 /* ------------------------------------------------------------ the tree */
 
-static int cmp_nodes(const void *pa, const void *pb, void *arg)
-{
-	const struct flame *fl = arg;
-	const struct tnode *a = &fl->t->v[*(const uint32_t *)pa];
-	const struct tnode *b = &fl->t->v[*(const uint32_t *)pb];
-	int r = strcmp(strtab_get(fl->names, a->f.name),
-		       strtab_get(fl->names, b->f.name));
-
-	if (r)
-		return r;
-	if (a->f.kind != b->f.kind)
-		return a->f.kind < b->f.kind ? -1 : 1;
-	return a->f.dso < b->f.dso ? -1 : a->f.dso > b->f.dso;
-}
-
-/* Node n's children by name into *out (malloc'd); how many, or -1. */
-static ssize_t children(const struct flame *fl, uint32_t n, uint32_t **out)
-{
-	size_t k = 0;
-
-	for (uint32_t i = fl->t->v[n].child; i; i = fl->t->v[i].next)
-		k++;
-	*out = malloc((k ? k : 1) * sizeof(**out));
-	if (!*out)
-		return -1;
-	k = 0;
-	for (uint32_t i = fl->t->v[n].child; i; i = fl->t->v[i].next)
-		(*out)[k++] = i;
-	qsort_r(*out, k, sizeof(**out), cmp_nodes, (void *)fl);
-	return (ssize_t)k;
-}
-
 /* Whether node n is drawn (its caller being drawn). */
 static bool kept(const struct flame *fl, uint32_t n)
 {
@@ -228,7 +195,8 @@ static int draw(struct flame *fl, uint32_t n, unsigned int d, uint64_t x)
 	int rc = 0;
 
 	frame(fl, n, d, x);
-	k = children(fl, n, &kids);
+	k = calltree_children(&(struct tree_order){ fl->t, fl->names, false },
+			      n, &kids);
 	for (ssize_t i = 0; i < k && !rc; i++) {
 		if (kept(fl, kids[i]))
 			rc = draw(fl, kids[i], d + 1, x);

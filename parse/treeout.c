@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* treeout: call trees as text and folded stacks; see treeout.h. */
-#define _GNU_SOURCE		/* qsort_r */
 #include "treeout.h"
 
 #include <inttypes.h>
@@ -8,48 +7,6 @@
 #include <string.h>
 
 #include "fmt.h"
-
-struct order_ctx {
-	const struct calltree *t;
-	const struct strtab *names;
-	bool by_total;		/* most samples first; else by name */
-};
-
-static int cmp_nodes(const void *pa, const void *pb, void *arg)
-{
-	const struct order_ctx *c = arg;
-	const struct tnode *a = &c->t->v[*(const uint32_t *)pa];
-	const struct tnode *b = &c->t->v[*(const uint32_t *)pb];
-	int r;
-
-	if (c->by_total && a->total != b->total)
-		return a->total < b->total ? 1 : -1;
-	r = strcmp(strtab_get(c->names, a->f.name),
-		   strtab_get(c->names, b->f.name));
-	if (r)
-		return r;
-	if (a->f.kind != b->f.kind)
-		return a->f.kind < b->f.kind ? -1 : 1;
-	return a->f.dso < b->f.dso ? -1 : a->f.dso > b->f.dso;
-}
-
-/* Node n's children, in order, into *out (malloc'd); how many, or -1. */
-static ssize_t children(const struct order_ctx *c, uint32_t n,
-			uint32_t **out)
-{
-	size_t k = 0;
-
-	for (uint32_t i = c->t->v[n].child; i; i = c->t->v[i].next)
-		k++;
-	*out = malloc((k ? k : 1) * sizeof(**out));
-	if (!*out)
-		return -1;
-	k = 0;
-	for (uint32_t i = c->t->v[n].child; i; i = c->t->v[i].next)
-		(*out)[k++] = i;
-	qsort_r(*out, k, sizeof(**out), cmp_nodes, (void *)c);
-	return (ssize_t)k;
-}
 
 /* A frame's name as shown: ';' and control characters replaced. */
 static void frame_name(char *buf, size_t size, const struct strtab *names,
@@ -70,7 +27,7 @@ static void frame_name(char *buf, size_t size, const struct strtab *names,
 
 struct text_walk {
 	FILE *out;
-	struct order_ctx c;
+	struct tree_order c;
 	uint64_t all;
 	double min;
 };
@@ -93,7 +50,7 @@ static void text_node(struct text_walk *w, uint32_t n, unsigned int depth)
 	fprintf(w->out, "%7.2f%%  %7.2f%%  %9" PRIu64 "  %*s%s\n",
 		pct(node->total, w->all), pct(node->self, w->all),
 		node->total, (int)(2 * depth), "", name);
-	k = children(&w->c, n, &kids);
+	k = calltree_children(&w->c, n, &kids);
 	for (ssize_t i = 0; i < k; i++)
 		text_node(w, kids[i], depth + 1);
 	free(kids);
@@ -115,7 +72,7 @@ void tree_print_text(FILE *out, const struct calltree *t,
 		fprintf(out, "; nodes under %g%% left out", how->min_percent);
 	fprintf(out, "\n%8s  %8s  %9s  %s\n", "total", "self", "samples",
 		how->inverted ? "callee, then its callers" : "frame");
-	k = children(&w.c, 0, &kids);
+	k = calltree_children(&w.c, 0, &kids);
 	for (ssize_t i = 0; i < k; i++)
 		text_node(&w, kids[i], 0);
 	free(kids);
@@ -125,7 +82,7 @@ void tree_print_text(FILE *out, const struct calltree *t,
 
 struct fold_walk {
 	FILE *out;
-	struct order_ctx c;
+	struct tree_order c;
 	char *path;		/* the frames down to here, ';'-separated */
 	size_t len, cap;
 };
@@ -152,7 +109,7 @@ static int fold_node(struct fold_walk *w, uint32_t n)
 				  name);
 	if (node->self)
 		fprintf(w->out, "%s %" PRIu64 "\n", w->path, node->self);
-	k = children(&w->c, n, &kids);
+	k = calltree_children(&w->c, n, &kids);
 	for (ssize_t i = 0; i < k && !rc; i++)
 		rc = fold_node(w, kids[i]);
 	free(kids);
@@ -169,7 +126,7 @@ int tree_print_folded(FILE *out, const struct calltree *t,
 	ssize_t k;
 	int rc = 0;
 
-	k = children(&w.c, 0, &kids);
+	k = calltree_children(&w.c, 0, &kids);
 	for (ssize_t i = 0; i < k && !rc; i++)
 		rc = fold_node(&w, kids[i]);
 	free(kids);
