@@ -14,7 +14,6 @@
 #include <zlib.h>
 
 #include "array.h"
-#include "filters.h"
 #include "protobuf.h"
 #include "session.h"
 
@@ -441,19 +440,11 @@ static int aggregate(struct pprof *p, struct sleepy_reader *r)
 {
 	const struct options *o = p->in->o;
 	const struct stack_source *src = p->in->src;
-	struct sleepy_record rec;
 	struct sleepy_sample x;
 	uint32_t chain;
 	int rc;
 
-	while ((rc = sleepy_reader_next(r, &rec)) > 0) {
-		if (rec.type != SLEEPY_REC_SAMPLE)
-			continue;
-		sleepy_get_sample(&rec, &x);
-		if ((o->mode != MODE_ALL && x.mode != o->mode) ||
-		    !session_sample_wanted(o, &x) ||
-		    !filters_appid_wanted(o, src->appids, x.appid))
-			continue;
+	while ((rc = session_next_wanted(r, o, src->appids, &x)) > 0) {
 		chain = x.flags & SLEEPY_SAMPLE_F_CHAIN ?
 			chains_lookup(src->chains, x.cpu, x.chain) : 0;
 		if (counts_add(&p->samples, x.ip, counts_a(x.appid, x.pid),

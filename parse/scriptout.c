@@ -5,7 +5,6 @@
 #include <inttypes.h>
 
 #include "fmt.h"
-#include "filters.h"
 #include "session.h"
 
 /* One frame's line: "\tADDR SYMBOL+0xOFF (DSO)". */
@@ -70,20 +69,11 @@ int script_write(FILE *out, struct sleepy_reader *r, const struct options *o,
 		 const struct stack_source *src)
 {
 	const struct sleepy_file_header *h = sleepy_reader_header(r);
-	struct sleepy_record rec;
 	struct sleepy_sample x;
 	int rc;
 
-	while ((rc = sleepy_reader_next(r, &rec)) > 0) {
-		if (rec.type != SLEEPY_REC_SAMPLE)
-			continue;
-		sleepy_get_sample(&rec, &x);
-		if ((o->mode != MODE_ALL && x.mode != o->mode) ||
-		    !session_sample_wanted(o, &x) ||
-		    !filters_appid_wanted(o, src->appids, x.appid))
-			continue;
+	while ((rc = session_next_wanted(r, o, src->appids, &x)) > 0)
 		if (sample_lines(out, src, h, &x))
 			return -1;
-	}
 	return rc < 0 ? -2 : 0;
 }

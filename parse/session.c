@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "array.h"
+#include "filters.h"
 
 #define PROG "parse"
 
@@ -298,4 +299,23 @@ void session_warnings(const char *file, const struct session *s,
 	if (appids->duplicates)
 		session_warn(file, "%zu appids have more than one APPID record "
 			     "(the last one is used)", appids->duplicates);
+}
+
+int session_next_wanted(struct sleepy_reader *r, const struct options *o,
+			const struct appid_table *appids,
+			struct sleepy_sample *x)
+{
+	struct sleepy_record rec;
+	int rc;
+
+	while ((rc = sleepy_reader_next(r, &rec)) > 0) {
+		if (rec.type != SLEEPY_REC_SAMPLE)
+			continue;
+		sleepy_get_sample(&rec, x);
+		if ((o->mode == MODE_ALL || x->mode == o->mode) &&
+		    session_sample_wanted(o, x) &&
+		    filters_appid_wanted(o, appids, x->appid))
+			return 1;
+	}
+	return rc < 0 ? -1 : 0;
 }

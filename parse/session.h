@@ -72,6 +72,16 @@ static inline bool session_sample_wanted(const struct options *o,
 }
 
 /*
+ * A second pass over the file (perf-script, pprof): the next sample of r
+ * that passes every filter of o (the mode, the in-pass ones, --app and
+ * --appid by appids) into *x. 1, 0 at the end, or -1 on a reader error
+ * (see sleepy_reader_*()).
+ */
+int session_next_wanted(struct sleepy_reader *r, const struct options *o,
+			const struct appid_table *appids,
+			struct sleepy_sample *x);
+
+/*
  * Read the rest of the file (after its header) into out and s. Returns 0,
  * -1 when out of memory, or -2 on a reader error (see sleepy_reader_*()).
  */
