@@ -80,6 +80,12 @@ static int fail(struct db *d, const char *what)
 	return -1;
 }
 
+static int nomem(struct db *d)
+{
+	snprintf(d->err, d->errsz, "out of memory");
+	return -1;
+}
+
 static int prepare(struct db *d, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(d->db, sql, -1, st, NULL) != SQLITE_OK)
@@ -176,7 +182,7 @@ static int write_stat_table(struct db *d, const char *name,
 	int rc = -1;
 
 	if (!create || !insert) {
-		snprintf(d->err, d->errsz, "out of memory");
+		nomem(d);
 		goto out;
 	}
 	if (sqlite3_exec(d->db, create, NULL, NULL, NULL) != SQLITE_OK) {
@@ -327,10 +333,8 @@ static int write_symbol(struct db *d, const struct sqlite_in *in,
 		"unresolved" };
 	struct symres r;
 
-	if (symbolize(in->sym, appid, eip, &r)) {
-		snprintf(d->err, d->errsz, "out of memory");
-		return -1;
-	}
+	if (symbolize(in->sym, appid, eip, &r))
+		return nomem(d);
 	i64(sy, 1, appid);
 	i64(sy, 2, eip);
 	text(sy, 3, strtab_get(in->names, r.dso));
@@ -349,10 +353,8 @@ static int write_samples(struct db *d, const struct sqlite_in *in, bool *used)
 	sqlite3_stmt *st = NULL, *sy = NULL;
 	int rc = -1;
 
-	if (!v) {
-		snprintf(d->err, d->errsz, "out of memory");
-		return -1;
-	}
+	if (!v)
+		return nomem(d);
 	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?)", &st) ||
 	    prepare(d, "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?)", &sy))
 		goto out;
@@ -391,30 +393,26 @@ static int write_frames(struct db *d, const struct sqlite_in *in,
 	const struct count_entry *e = stackids_get(in->stacks, id);
 	uint64_t a[STACK_MAX_FRAMES];
 	int n = stack_addrs(in->src, e, a);
-	struct symres r;
+	struct symres r = { 0 };
 
+	if (n < 0)
+		return nomem(d);
 	for (int i = 0; i < n; i++) {
-		const int kind = !a[i] ? 2 : a[i] >= KERNEL_IP_MIN;
-
 		if (a[i] && symbolize(in->sym, CE_APPID(e), a[i], &r))
-			n = -1;
-		if (n < 0)
-			break;
+			return nomem(d);
 		i64(st, 1, id);
 		i64(st, 2, (uint64_t)i);
 		if (a[i])
 			i64(st, 3, a[i]);
 		else
 			sqlite3_bind_null(st, 3);
-		text(st, 4, kinds[kind]);
+		text(st, 4, kinds[!a[i] ? 2 : a[i] >= KERNEL_IP_MIN]);
 		text(st, 5, a[i] ? strtab_get(in->names, r.dso) : NULL);
 		text(st, 6, a[i] ? strtab_get(in->names, r.sym) : "[unknown]");
 		if (step(d, st))
 			return -1;
 	}
-	if (n < 0)
-		snprintf(d->err, d->errsz, "out of memory");
-	return n < 0 ? -1 : 0;
+	return 0;
 }
 
 /* The stacks the samples hold. */
@@ -441,10 +439,8 @@ static int write_rows(struct db *d, const struct sqlite_in *in)
 	bool *used = calloc(in->stacks->n + 1, sizeof(*used));
 	int rc;
 
-	if (!used) {
-		snprintf(d->err, d->errsz, "out of memory");
-		return -1;
-	}
+	if (!used)
+		return nomem(d);
 	rc = write_samples(d, in, used) || write_stacks(d, in, used) ? -1 : 0;
 	free(used);
 	return rc;
