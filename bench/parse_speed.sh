@@ -63,7 +63,8 @@ make -s -C "$TOP/tests/progs" OUT="$BUILD/user" KERNEL_UAPI="$BUILD/uapi" \
 mkdir -p "$dir"
 out=$dir/parse-speed.txt
 : >"$out"
-say() { echo "$*" | tee -a "$out"; }
+# shellcheck source=bench/timed.sh
+. "$TOP/bench/timed.sh"
 
 elfs=("$GUEST/btree" "$GUEST/hotpie" "$GUEST/libhot.so"
 	/lib/x86_64-linux-gnu/libc.so.6)
@@ -84,25 +85,6 @@ synth() {
 	"$SYNTH" -o "$file" --samples "$n" --appids 64 "$@" "${elfs[@]}" \
 		>/dev/null
 	echo "$stamp" >"$file.stamp"
-}
-
-# timed LABEL N CMD...: best wall time of $runs runs, samples/s, peak RSS.
-timed() {
-	local label=$1 n=$2 i t rss best="" maxrss=0 all=""
-	shift 2
-	for i in $(seq "$runs"); do
-		/usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" >/dev/null 2>"$dir/stderr.out" ||
-			{ cat "$dir/stderr.out" >&2; die "failed: $*"; }
-		read -r t rss <"$dir/time.out"
-		all+="$t "
-		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}'; then
-			best=$t
-		fi
-		[ "$rss" -gt "$maxrss" ] && maxrss=$rss
-	done
-	say "$(awk -v l="$label" -v n="$n" -v b="$best" -v r="$maxrss" -v all="$all" \
-		'BEGIN { printf "%-44s %10d samples  best %7.2f s (runs: %s)  %6.2f M samples/s  peak RSS %6.1f MB\n", l, n, b, all, (b > 0 ? n / b / 1e6 : 0), r / 1024 }')"
-	say "    \$ $*"
 }
 
 say "parse speed, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p')), $(free -g | awk '/^Mem:/{print $2}') GiB"

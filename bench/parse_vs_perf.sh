@@ -94,26 +94,8 @@ done
 
 out=$dir/parse-vs-perf.txt
 : >"$out"
-say() { echo "$*" | tee -a "$out"; }
-
-# timed LABEL N CMD...: best wall time of $runs runs, samples/s, peak RSS.
-timed() {
-	local label=$1 n=$2 i t rss best="" maxrss=0 all=""
-	shift 2
-	for i in $(seq "$runs"); do
-		/usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" >/dev/null 2>"$dir/stderr.out" ||
-			{ cat "$dir/stderr.out" >&2; die "failed: $*"; }
-		read -r t rss <"$dir/time.out"
-		all+="$t "
-		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}'; then
-			best=$t
-		fi
-		[ "$rss" -gt "$maxrss" ] && maxrss=$rss
-	done
-	say "$(awk -v l="$label" -v n="$n" -v b="$best" -v r="$maxrss" -v all="$all" \
-		'BEGIN { printf "%-46s %9d samples  best %6.2f s (runs: %s) %6.2f M samples/s  peak RSS %6.1f MB\n", l, n, b, all, (b > 0 ? n / b / 1e6 : 0), r / 1024 }')"
-	say "    \$ $*"
-}
+# shellcheck source=bench/timed.sh
+. "$TOP/bench/timed.sh"
 
 # The samples in a session file, and in a perf.data.
 sleepy_samples() {
