@@ -26,6 +26,30 @@ ffffffff81004000 T _etext
 """
 
 
+def objdump_calls(exe):
+    """exe's direct calls, in objdump's order: (caller, callee, the call's
+    address, the address after it: the return address)."""
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(exe)],
+                         capture_output=True, text=True, check=True).stdout
+    calls, func, pending = [], None, None
+    for line in dis.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(\w+)>:$", line)
+        if m:
+            func = m.group(1)
+            continue
+        m = re.match(r"^\s+([0-9a-f]+):", line)
+        if not m:
+            continue
+        addr = int(m.group(1), 16)
+        if pending:
+            calls.append((*pending, addr))
+            pending = None
+        c = re.search(r"call\s+[0-9a-f]+ <(\w+)>", line)
+        if c:
+            pending = (func, c.group(1), addr)
+    return calls
+
+
 @pytest.fixture(scope="module")
 def prog(tmp_path_factory):
     """calltree, built static with frame pointers; its functions' return
@@ -36,24 +60,10 @@ def prog(tmp_path_factory):
     subprocess.run(["gcc", "-std=c11", "-O1", "-g", "-fno-omit-frame-pointer",
                     "-mno-omit-leaf-frame-pointer", "-static", "-o", str(exe),
                     str(TOP / "tests" / "progs" / "calltree.c")], check=True)
-    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(exe)],
-                         capture_output=True, text=True, check=True).stdout
-    ret, func, prev = {}, None, None
-    for line in dis.splitlines():
-        m = re.match(r"^[0-9a-f]+ <(\w+)>:$", line)
-        if m:
-            func = m.group(1)
-            continue
-        m = re.match(r"^\s+([0-9a-f]+):\s+(\w+)\s*(.*)$", line)
-        if not m:
-            continue
-        addr = int(m.group(1), 16)
-        if prev:
-            ret.setdefault(prev, addr)
-            prev = None
-        c = re.search(r"call\s+[0-9a-f]+ <(\w+)>", line)
-        if c and func in ("main", "a", "b", "c"):
-            prev = (func, c.group(1))
+    ret = {}
+    for caller, callee, _, after in objdump_calls(exe):
+        if caller in ("main", "a", "b", "c"):
+            ret.setdefault((caller, callee), after)
     syms = {}
     for line in subprocess.run(["nm", str(exe)], capture_output=True,
                                text=True, check=True).stdout.splitlines():
@@ -326,11 +336,8 @@ def test_children_count_a_recursive_function_once(parse, prog, tmp_path):
     rec_ret = next(v for (caller, callee), v in ret.items()
                    if caller == "main" and callee == "a")
     # rec's return address into itself, from objdump.
-    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
-                          str(prog[0])], capture_output=True, text=True,
-                         check=True).stdout
-    m = re.search(r"call\s+[0-9a-f]+ <rec>\n\s+([0-9a-f]+):", dis)
-    inner = int(m.group(1), 16)
+    inner = next(after for _, callee, _, after in objdump_calls(prog[0])
+                 if callee == "rec")
     f.chain(0, 1, user=[inner] * 5 + [rec_ret], flags=sf.CHAIN_F_SP_RET)
     for _ in range(7):
         f.sample(1, syms["leaf"] + 8, pid=100, chain=1)
@@ -544,24 +551,9 @@ def pprof_raw(go_env, profile):
 def call_ranges(exe):
     """{(caller, callee): [(start, end)]}: the bytes of each call
     instruction, from objdump."""
-    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(exe)],
-                         capture_output=True, text=True, check=True).stdout
-    calls, func, pending = {}, None, None
-    for line in dis.splitlines():
-        m = re.match(r"^[0-9a-f]+ <(\w+)>:$", line)
-        if m:
-            func = m.group(1)
-            continue
-        m = re.match(r"^\s+([0-9a-f]+):", line)
-        if not m:
-            continue
-        addr = int(m.group(1), 16)
-        if pending:
-            calls.setdefault(pending[0], []).append((pending[1], addr))
-            pending = None
-        c = re.search(r"call\s+[0-9a-f]+ <(\w+)>", line)
-        if c:
-            pending = ((func, c.group(1)), addr)
+    calls = {}
+    for caller, callee, start, after in objdump_calls(exe):
+        calls.setdefault((caller, callee), []).append((start, after))
     return calls
 
 
