@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, build_sh
+from conftest import BUILD, TOP, build_sh
 
 M64 = 2**64
 
@@ -161,3 +161,65 @@ def test_bench_quick_runs_every_configuration_and_its_checks(tmp_path):
     for f in ("bench.csv", "overhead.svg", "loop-eip-histogram.svg",
               "call-eip-histogram.svg", "btree-function-histogram.svg"):
         assert (tmp_path / f).stat().st_size > 0, f
+
+
+TICK_PROFILE = TOP / "bench" / "tick_profile.sh"
+
+
+def test_tick_profile_refuses_bad_use(tmp_path):
+    """--help works without a kernel; a missing command, a bad --top and
+    a kernel folder without System.map are one clear line each."""
+    r = subprocess.run([TICK_PROFILE, "--help"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and "usage:" in r.stdout
+    for args, words in ((["--"], "no guest command"),
+                        (["--top", "x", "--", "true"], "--top needs"),
+                        (["--kernel", str(tmp_path), "--", "true"],
+                         "System.map: not readable")):
+        r = subprocess.run([TICK_PROFILE, *args], capture_output=True,
+                           text=True)
+        assert r.returncode == 1 and words in r.stderr, (args, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def profile_sessions(out):
+    """{(session, kind): (ticks, instructions a tick, {function: insns})}
+    from tick_profile.sh's report."""
+    sessions, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"session (\d+), (other ticks|ticks that unwound the "
+                     r"kernel stack): (\d+) ticks, (\d+) instructions", line)
+        if m:
+            cur = {}
+            sessions[(int(m[1]), m[2] != "other ticks")] = \
+                (int(m[3]), int(m[4]), cur)
+        elif cur is not None and re.match(r"\s+[\d.]+\s+\S+$", line):
+            v, name = line.split()
+            cur[name] = float(v)
+    return sessions
+
+
+@pytest.mark.vm
+def test_tick_profile_counts_every_tick():
+    """The tracer finds on_hard_interrupt() at every tick: per session, the
+    ticks it followed are exactly the calls the kernel counted
+    (irq_calls); without chains no tick unwinds the kernel stack, with
+    them the chain code shows and costs instructions."""
+    script = ("for f in '' --callchain; do "
+              "sample_start -o /tmp/s $f || exit 1; loop 20000000; "
+              "sample_stop --json | grep irq_calls; done")
+    r = subprocess.run([TICK_PROFILE, "--top", "40", "--", "sh", "-c",
+                        script], capture_output=True, text=True,
+                       timeout=1500)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    calls = [int(x) for x in re.findall(r'"irq_calls": (\d+)', r.stdout)]
+    s = profile_sessions(r.stdout)
+    assert len(calls) == 2 and all(n > 100 for n in calls), calls
+    assert (1, True) not in s
+    for session, n in ((1, calls[0]), (2, calls[1])):
+        ticks = sum(s[k][0] for k in s if k[0] == session)
+        assert ticks == n, (session, ticks, n)
+    plain, chains = s[(1, False)], s[(2, False)]
+    assert plain[2]["on_hard_interrupt"] > 0
+    assert "sleepy_chain" not in plain[2] and chains[2]["sleepy_chain"] > 0
+    assert chains[1] > plain[1] + chains[2]["sleepy_chain"] / 2
