@@ -19,7 +19,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
 	cat <<EOF
-usage: bench/tick_profile.sh [--kernel DIR] [--top N] -- CMD...
+usage: bench/tick_profile.sh [--kernel DIR] [--top N] [--annotate FUNC]
+                             [--session N] -- CMD...
 
 Runs CMD in a 1-vCPU -icount guest and prints the instructions of each
 tick of the sampler (on_hard_interrupt() and all it calls), per kernel
@@ -28,6 +29,11 @@ function, for each session CMD starts.
   --kernel DIR   the kernel's build folder, with arch/x86/boot/bzImage
                  and System.map (default: build/out-release)
   --top N        functions shown per session and kind of tick (default 12)
+  --annotate FUNC
+                 also FUNC's instructions (objdump of the kernel's vmlinux),
+                 each block headed by how often a tick ran it, in the
+                 ticks of --session N (default 1) that did not unwind the
+                 kernel stack
   -h, --help     this text
 
 Example:
@@ -38,7 +44,7 @@ EOF
 
 die() { echo "tick_profile.sh: $*" >&2; exit 1; }
 
-KDIR=$TOP/build/out-release TOPN=12
+KDIR=$TOP/build/out-release TOPN=12 ANNOTATE="" SESSION=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) [ $# -ge 2 ] || die "--kernel needs a folder"
@@ -46,6 +52,11 @@ while [ $# -gt 0 ]; do
 	--top) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] ||
 			die "--top needs a positive number"
 		TOPN=$2; shift 2 ;;
+	--annotate) [ -n "${2:-}" ] || die "--annotate needs a function"
+		ANNOTATE=$2; shift 2 ;;
+	--session) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] ||
+			die "--session needs a positive number"
+		SESSION=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see --help)" ;;
@@ -66,6 +77,10 @@ addr() {
 STEXT=$(addr _stext) ETEXT=$(addr _etext)
 START=$(addr __x64_sys_sample_start) HANDLER=$(addr on_hard_interrupt)
 UNWIND=$(addr arch_stack_walk)
+if [ -n "$ANNOTATE" ]; then
+	FROM=$(addr "$ANNOTATE")
+	[ -r "$KDIR/vmlinux" ] || die "$KDIR/vmlinux: not readable"
+fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tick_profile.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -113,6 +128,7 @@ intb && /^$/ {
 END {
 	for (k in cnt) { split(k, b, SUBSEP); print "F", b[1], b[2], b[3], cnt[k] }
 	for (k in ticks) { split(k, b, SUBSEP); print "T", b[1], b[2], ticks[k], total[k] }
+	for (pc in len) print "L", pc, len[pc]
 }' "$WORK/trace" > "$WORK/counts" &
 TRACER=$!
 
@@ -138,6 +154,7 @@ function fn(pc,   lo, hi, mid) {
 }
 $1 == "T" { ticks[$2 " " $3] = $4; total[$2 " " $3] = $5; next }
 $1 == "F" { per[$2 " " $3 SUBSEP fn($4)] += $5 }
+$1 == "L" { next }
 END {
 	for (k in per) { split(k, b, SUBSEP); print b[1], per[k] / ticks[b[1]], b[2] }
 	for (k in ticks)
@@ -149,3 +166,26 @@ $3 == "1e99" {
 	shown = 0; next
 }
 shown++ < TOPN { printf "  %8.1f  %s\n", $3, $4 }'
+
+[ -n "$ANNOTATE" ] || exit 0
+# FUNC's code from its address to the next text symbol's, each block that
+# ran headed by its runs a tick and its instructions a tick.
+TO=$(LC_ALL=C awk -v a="$FROM" '$2 ~ /^[tTwW]$/ && $1 > a && (b == "" || $1 < b) { b = $1 }
+	END { print b }' "$MAP")
+echo
+echo "$ANNOTATE in session $SESSION, ticks that did not unwind the kernel stack:"
+objdump -d --no-show-raw-insn --start-address="0x$FROM" \
+	--stop-address="0x$TO" "$KDIR/vmlinux" | LC_ALL=C awk -v S="$SESSION" '
+FNR == NR {
+	if ($1 == "L") len[$2] = $3
+	else if ($1 == "F" && $2 == S && $3 == 0) cnt[$4] = $5
+	else if ($1 == "T" && $2 == S && $3 == 0) ticks = $4
+	next
+}
+/^ *ffffffff[0-9a-f]+:/ {
+	pc = $1; sub(/:$/, "", pc); sub(/^ +/, "", pc)
+	if (cnt[pc] && ticks)
+		printf "---- %.2f runs a tick, %.1f instructions a tick\n",
+			cnt[pc] / len[pc] / ticks, cnt[pc] / ticks
+	print
+}' "$WORK/counts" -
