@@ -221,5 +221,11 @@ def test_tick_profile_counts_every_tick():
         assert ticks == n, (session, ticks, n)
     plain, chains = s[(1, False)], s[(2, False)]
     assert plain[2]["on_hard_interrupt"] > 0
-    assert "sleepy_chain" not in plain[2] and chains[2]["sleepy_chain"] > 0
-    assert chains[1] > plain[1] + chains[2]["sleepy_chain"] / 2
+    # The user-mode walk runs inline in on_hard_interrupt() (chain_walk.h):
+    # a chained tick costs it more (loop's one-frame walk and the cache's
+    # lookup, some 120 instructions), and the session's first chains
+    # are defined by a call of sleepy_define_chain().
+    assert "sleepy_define_chain" not in plain[2]
+    assert chains[2]["sleepy_define_chain"] > 0
+    assert chains[2]["on_hard_interrupt"] > plain[2]["on_hard_interrupt"] + 50
+    assert chains[1] > plain[1] + 50
