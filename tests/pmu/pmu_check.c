@@ -519,7 +519,14 @@ static int cmd_busy(int argc, char **argv)
 			die(2, "busy: %s: unknown option", argv[i]);
 	}
 	pin(cpu);
-	if (sleepy_pmu_ring_init(&ring, 1 << 14))
+	/*
+	 * Room for every signal of a 10 s storm at its 10,000 a second,
+	 * drained or not: on the debug kernel a signal can cost as much as
+	 * its 100 us period, and then the next is pending as each handler
+	 * returns, so the loop below may not run for seconds (one CI run
+	 * took 57,106 signals while it drained 34,784 into a ring of 2^14).
+	 */
+	if (sleepy_pmu_ring_init(&ring, 1 << 17))
 		die(1, "ring: %s", strerror(errno));
 	fd = open_dev();
 	if (do_register && sleepy_pmu_register(fd, sig, &ring))
