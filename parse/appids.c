@@ -7,10 +7,17 @@
 
 #include "array.h"
 
-static size_t slot_of(const struct appid_table *t, uint32_t appid)
+static uint64_t appid_hash(uint32_t appid)
 {
-	return (size_t)(((uint64_t)appid * 0x9e3779b97f4a7c15ull) >> 32) &
-		t->index_mask;
+	return ((uint64_t)appid * 0x9e3779b97f4a7c15ull) >> 32;
+}
+
+/* The hash of the entry of slot value id (its position in v + 1). */
+static uint64_t entry_hash(const void *table, uint32_t id)
+{
+	const struct appid_table *t = table;
+
+	return appid_hash(t->v[id - 1].appid);
 }
 
 void appids_init(struct appid_table *t)
@@ -25,7 +32,7 @@ void appids_free(struct appid_table *t)
 		free(t->v[i].path);
 	}
 	free(t->v);
-	free(t->index);
+	hindex_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -33,34 +40,23 @@ void appids_free(struct appid_table *t)
 static int rehash(struct appid_table *t)
 {
 	size_t nslots = 64;
-	uint32_t *index;
 
 	while (nslots < 2 * (t->n + 1))
 		nslots *= 2;
-	index = calloc(nslots, sizeof(*index));
-	if (!index)
-		return -1;
-	free(t->index);
-	t->index = index;
-	t->index_mask = nslots - 1;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = slot_of(t, t->v[i].appid);
-
-		while (t->index[j])
-			j = (j + 1) & t->index_mask;
-		t->index[j] = (uint32_t)(i + 1);
-	}
-	return 0;
+	return hindex_build(&t->index, nslots, t, 1, (uint32_t)t->n + 1,
+			    entry_hash);
 }
 
 static struct appid_info *lookup(const struct appid_table *t, uint32_t appid)
 {
-	if (!t->index)
+	const struct hindex *x = &t->index;
+
+	if (!x->slot)
 		return NULL;
-	for (size_t j = slot_of(t, appid); t->index[j];
-	     j = (j + 1) & t->index_mask)
-		if (t->v[t->index[j] - 1].appid == appid)
-			return &t->v[t->index[j] - 1];
+	for (size_t j = appid_hash(appid) & x->mask; x->slot[j];
+	     j = hindex_next(x, j))
+		if (t->v[x->slot[j] - 1].appid == appid)
+			return &t->v[x->slot[j] - 1];
 	return NULL;
 }
 
@@ -90,15 +86,15 @@ int appids_add(struct appid_table *t, const struct sleepy_appid *a)
 			goto nomem;
 		t->v = e;
 		/* Keep the index at most half full. */
-		if (2 * (t->n + 1) > t->index_mask + 1 || !t->index) {
+		if (!t->index.slot || !hindex_room(&t->index, t->n + 1)) {
 			if (rehash(t))
 				goto nomem;
 		}
 		e = &t->v[t->n];
-		for (size_t j = slot_of(t, a->appid);; j = (j + 1) &
-		     t->index_mask) {
-			if (!t->index[j]) {
-				t->index[j] = (uint32_t)(++t->n);
+		for (size_t j = appid_hash(a->appid) & t->index.mask;;
+		     j = hindex_next(&t->index, j)) {
+			if (!t->index.slot[j]) {
+				t->index.slot[j] = (uint32_t)(++t->n);
 				break;
 			}
 		}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hindex.h"
 #include "reader.h"
 
 struct appid_info {
@@ -28,8 +29,7 @@ struct appid_info {
 struct appid_table {
 	struct appid_info *v;	/* in the order first seen */
 	size_t n, cap;
-	uint32_t *index;	/* hash of appid -> position in v + 1; 0 free */
-	size_t index_mask;
+	struct hindex index;	/* by appid: position in v + 1 */
 	size_t duplicates;	/* APPID records for an appid seen before */
 };
 

@@ -23,23 +23,17 @@ static bool same_frame(const struct tree_frame *a, const struct tree_frame *b)
 	return a->name == b->name && a->dso == b->dso && a->kind == b->kind;
 }
 
+static uint64_t tnode_hash(const void *table, uint32_t id)
+{
+	const struct calltree *t = table;
+
+	return node_hash(t->v[id].parent, &t->v[id].f);
+}
+
 static int reindex(struct calltree *t, size_t nslots)
 {
-	uint32_t *index = calloc(nslots, sizeof(*index));
-
-	if (!index)
-		return -1;
-	free(t->index);
-	t->index = index;
-	t->mask = nslots - 1;
-	for (uint32_t i = 1; i < t->n; i++) {
-		size_t j = node_hash(t->v[i].parent, &t->v[i].f) & t->mask;
-
-		while (t->index[j])
-			j = (j + 1) & t->mask;
-		t->index[j] = i;
-	}
-	return 0;
+	return hindex_build(&t->index, nslots, t, 1, (uint32_t)t->n,
+			    tnode_hash);
 }
 
 int calltree_init(struct calltree *t)
@@ -58,7 +52,7 @@ int calltree_init(struct calltree *t)
 void calltree_free(struct calltree *t)
 {
 	free(t->v);
-	free(t->index);
+	hindex_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -66,17 +60,18 @@ void calltree_free(struct calltree *t)
 static uint32_t child(struct calltree *t, uint32_t parent,
 		      const struct tree_frame *f)
 {
-	size_t j = node_hash(parent, f) & t->mask;
+	size_t j = node_hash(parent, f) & t->index.mask;
 	struct tnode *p, *c;
 	void *v;
 
-	for (; t->index[j]; j = (j + 1) & t->mask) {
-		c = &t->v[t->index[j]];
+	for (; t->index.slot[j]; j = hindex_next(&t->index, j)) {
+		c = &t->v[t->index.slot[j]];
 		if (c->parent == parent && same_frame(&c->f, f))
-			return t->index[j];
+			return t->index.slot[j];
 	}
-	if (t->n >= UINT32_MAX || 2 * (t->n + 1) > t->mask + 1)
-		return t->n < UINT32_MAX && !reindex(t, 2 * (t->mask + 1)) ?
+	if (t->n >= UINT32_MAX || !hindex_room(&t->index, t->n + 1))
+		return t->n < UINT32_MAX &&
+		       !reindex(t, 2 * (t->index.mask + 1)) ?
 		       child(t, parent, f) : 0;
 	v = array_room(t->v, &t->cap, t->n, sizeof(*t->v), 256);
 	if (!v)
@@ -86,7 +81,7 @@ static uint32_t child(struct calltree *t, uint32_t parent,
 	p = &t->v[parent];
 	*c = (struct tnode){ .parent = parent, .next = p->child, .f = *f };
 	p->child = (uint32_t)t->n;
-	t->index[j] = (uint32_t)t->n;
+	t->index.slot[j] = (uint32_t)t->n;
 	return (uint32_t)t->n++;
 }
 

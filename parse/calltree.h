@@ -23,6 +23,7 @@
 #include "appids.h"
 #include "chains.h"
 #include "counts.h"
+#include "hindex.h"
 #include "strtab.h"
 #include "symbolize.h"
 
@@ -54,8 +55,7 @@ struct tnode {
 struct calltree {
 	struct tnode *v;	/* v[0]: the root, which has no frame */
 	size_t n, cap;
-	uint32_t *index;	/* (parent, frame) -> node, 0 free */
-	size_t mask;
+	struct hindex index;	/* (parent, frame) -> node */
 };
 
 int calltree_init(struct calltree *t);

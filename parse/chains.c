@@ -45,24 +45,17 @@ static int same(const struct chain_table *t, uint32_t id,
 }
 
 /* Index every chain again in a table of nslots slots. */
+static uint64_t id_hash(const void *table, uint32_t id)
+{
+	const struct chain_table *t = table;
+
+	return chain_hash(&t->v[id], t->frames + t->v[id].off);
+}
+
 static int reindex(struct chain_table *t, size_t nslots)
 {
-	uint32_t *index = calloc(nslots, sizeof(*index));
-
-	if (!index)
-		return -1;
-	free(t->index);
-	t->index = index;
-	t->mask = nslots - 1;
-	for (uint32_t id = 1; id < t->n; id++) {
-		size_t j = chain_hash(&t->v[id], t->frames + t->v[id].off) &
-			   t->mask;
-
-		while (t->index[j])
-			j = (j + 1) & t->mask;
-		t->index[j] = id;
-	}
-	return 0;
+	return hindex_build(&t->index, nslots, t, 1, (uint32_t)t->n,
+			    id_hash);
 }
 
 static int grow_refs(struct chain_table *t)
@@ -107,7 +100,7 @@ void chains_free(struct chain_table *t)
 {
 	free(t->v);
 	free(t->frames);
-	free(t->index);
+	hindex_free(&t->index);
 	free(t->refs);
 	memset(t, 0, sizeof(*t));
 }
@@ -116,14 +109,15 @@ void chains_free(struct chain_table *t)
 static uint32_t intern(struct chain_table *t, struct chain *c,
 		       const uint64_t *frames)
 {
-	size_t j = chain_hash(c, frames) & t->mask, n = nr_frames(c);
+	size_t j = chain_hash(c, frames) & t->index.mask, n = nr_frames(c);
 	void *v;
 
-	for (; t->index[j]; j = (j + 1) & t->mask)
-		if (same(t, t->index[j], c, frames))
-			return t->index[j];
-	if (t->n >= UINT32_MAX || 2 * (t->n + 1) > t->mask + 1)
-		return t->n < UINT32_MAX && !reindex(t, 2 * (t->mask + 1)) ?
+	for (; t->index.slot[j]; j = hindex_next(&t->index, j))
+		if (same(t, t->index.slot[j], c, frames))
+			return t->index.slot[j];
+	if (t->n >= UINT32_MAX || !hindex_room(&t->index, t->n + 1))
+		return t->n < UINT32_MAX &&
+		       !reindex(t, 2 * (t->index.mask + 1)) ?
 		       intern(t, c, frames) : 0;
 	while (t->nframes + n > t->cap_frames) {
 		v = array_room(t->frames, &t->cap_frames, t->cap_frames,
@@ -140,7 +134,7 @@ static uint32_t intern(struct chain_table *t, struct chain *c,
 	memcpy(t->frames + t->nframes, frames, n * sizeof(*frames));
 	t->nframes += n;
 	t->v[t->n] = *c;
-	t->index[j] = (uint32_t)t->n;
+	t->index.slot[j] = (uint32_t)t->n;
 	return (uint32_t)t->n++;
 }
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hindex.h"
 #include "reader.h"
 
 struct chain {
@@ -29,8 +30,7 @@ struct chain_table {
 	size_t n, cap;
 	uint64_t *frames;
 	size_t nframes, cap_frames;
-	uint32_t *index;	/* by content: id, 0 free */
-	size_t mask;
+	struct hindex index;	/* by content: id */
 	struct chain_ref *refs;	/* (cpu, record id) -> id */
 	size_t nrefs, ref_mask;
 	uint64_t records;	/* CHAIN records read */

@@ -18,23 +18,18 @@ static uint64_t hash_bytes(const char *s, size_t len)
 	return h ^ h >> 29;
 }
 
+/* The hash of the string of slot value id (its index + 1). */
+static uint64_t str_hash(const void *table, uint32_t id)
+{
+	const struct strtab *t = table;
+
+	return hash_bytes(t->v[id - 1], strlen(t->v[id - 1]));
+}
+
 static int rehash(struct strtab *t, size_t nslots)
 {
-	uint32_t *index = calloc(nslots, sizeof(*index));
-
-	if (!index)
-		return -1;
-	free(t->index);
-	t->index = index;
-	t->mask = nslots - 1;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = hash_bytes(t->v[i], strlen(t->v[i])) & t->mask;
-
-		while (t->index[j])
-			j = (j + 1) & t->mask;
-		t->index[j] = (uint32_t)(i + 1);
-	}
-	return 0;
+	return hindex_build(&t->index, nslots, t, 1, (uint32_t)t->n + 1,
+			    str_hash);
 }
 
 int strtab_init(struct strtab *t)
@@ -50,20 +45,20 @@ void strtab_free(struct strtab *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->v[i]);
 	free(t->v);
-	free(t->index);
+	hindex_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
 uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t len)
 {
-	size_t j = hash_bytes(s, len) & t->mask;
+	size_t j = hash_bytes(s, len) & t->index.mask;
 	char *copy, **grown;
 
-	for (; t->index[j]; j = (j + 1) & t->mask) {
-		const char *v = t->v[t->index[j] - 1];
+	for (; t->index.slot[j]; j = hindex_next(&t->index, j)) {
+		const char *v = t->v[t->index.slot[j] - 1];
 
 		if (!strncmp(v, s, len) && v[len] == '\0')
-			return t->index[j] - 1;
+			return t->index.slot[j] - 1;
 	}
 	if (t->n >= UINT32_MAX - 2)
 		return STRTAB_NOMEM;
@@ -77,8 +72,9 @@ uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t len)
 	memcpy(copy, s, len);
 	copy[len] = '\0';
 	t->v[t->n] = copy;
-	t->index[j] = (uint32_t)++t->n;
-	if (2 * t->n > t->mask + 1 && rehash(t, 2 * (t->mask + 1)))
+	t->index.slot[j] = (uint32_t)++t->n;
+	if (!hindex_room(&t->index, t->n) &&
+	    rehash(t, 2 * (t->index.mask + 1)))
 		return STRTAB_NOMEM;
 	return (uint32_t)(t->n - 1);
 }

@@ -10,13 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hindex.h"
+
 #define STRTAB_NOMEM UINT32_MAX
 
 struct strtab {
 	char **v;		/* id -> string (owned) */
 	size_t n, cap;
-	uint32_t *index;	/* hash slots: id + 1, 0 free */
-	size_t mask;
+	struct hindex index;	/* slot values: id + 1 */
 };
 
 int strtab_init(struct strtab *t);
