@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libsleepy.h"
@@ -22,16 +24,21 @@
 #define PROG "sample_start"
 #include "die.h"
 #include "lockdown.h"
+#include "session_stats.h"
 #define DEFAULT_PATH "/var/log/samples"
 
 static const char usage_text[] =
 	"usage: sample_start [-o PATH] [--buffers N] [--buffer-size B]\n"
 	"                    [--max-appids K] [--max-size BYTES] [--user-only]\n"
-	"                    [--no-write] [--callchain[=DEPTH]]\n"
+	"                    [--no-write] [--callchain[=DEPTH]] [-- CMD [ARG...]]\n"
 	"\n"
 	"Start a sleepy sampling session: from now on every timer tick on every\n"
 	"CPU records a sample into per-CPU buffers, which the kernel writes to\n"
 	"PATH. Stop the session with sample_stop. Prints nothing on success.\n"
+	"\n"
+	"With -- CMD, runs CMD in the session and stops the session when CMD\n"
+	"exits, printing its statistics on standard error as sample_stop\n"
+	"prints them; CMD gets Ctrl-C and Ctrl-\\, and the session still stops.\n"
 	"It also copies /proc/kallsyms to PATH.kallsyms, for parse to name\n"
 	"kernel addresses (a failure there is a warning, not an error).\n"
 	"\n"
@@ -64,7 +71,10 @@ static const char usage_text[] =
 	"tables together may take at most 1/%u of the machine's memory, and are\n"
 	"charged to your memory cgroup. Needs CAP_SYS_ADMIN or CAP_PERFMON,\n"
 	"and a kernel not locked down for confidentiality.\n"
-	"Exit status: 0 started, 1 the kernel refused, 2 usage.\n";
+	"Exit status: 0 started, 1 the kernel refused, 2 usage. With CMD: CMD's\n"
+	"(128 + N if signal N killed it, 127 if it was not found, 126 if it\n"
+	"could not be run), or 1 if the session could not be stopped, lost\n"
+	"samples to write errors or does not account for every sample.\n";
 
 static void usage(void)
 {
@@ -485,23 +495,76 @@ static void refused(const char *path, const struct sample_config *cfg,
 	die(1, "%s: %s", path, strerror(err));
 }
 
+/* CMD's end as an exit status: its own, or 128 + the signal that killed it. */
+static int exit_status(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) :
+	       WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+}
+
+/* The running session, stopped because sample_start cannot go on. */
+static void stop_and_die(const char *what, int err)
+{
+	sleepy_sample_stop(NULL);
+	die(1, "%s: %s (the session is stopped)", what, strerror(err));
+}
+
+/*
+ * -- CMD: run cmd in the running session, wait for it, stop the session and
+ * print its statistics on standard error. Returns the exit status (see
+ * usage_text). Ctrl-C and Ctrl-\ are CMD's: ignored here while it runs.
+ */
+static int run_command(char **cmd)
+{
+	struct sample_stats stats;
+	struct summary sum;
+	char why[256];
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		stop_and_die("fork", errno);
+	if (pid == 0) {
+		execvp(cmd[0], cmd);
+		fprintf(stderr, PROG ": %s: %s\n", cmd[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			stop_and_die("waiting for the command", errno);
+	sleepy_stats_init(&stats);
+	if (sleepy_sample_stop(&stats))
+		die(1, "stopping the session: %s", strerror(errno));
+	stats_out = stderr;
+	sum = print_stats(&stats, false);
+	if (session_problem(&stats, &sum, why, sizeof(why)))
+		die(1, "%s", why);
+	return exit_status(status);
+}
+
 int main(int argc, char **argv)
 {
 	struct sample_config cfg;
 	const char *path = DEFAULT_PATH;
 	const char *v;
 	__u32 buffers, size;
-	int opts_done = 0;
+	char **cmd = NULL;
 
 	sleepy_config_init(&cfg);
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (opts_done || a[0] != '-' || a[1] == '\0') {
-			die(2, "%s: unexpected argument (see --help)", a);
+		if (a[0] != '-' || a[1] == '\0') {
+			die(2, "%s: unexpected argument (a command goes after "
+			    "--; see --help)", a);
 		} else if (!strcmp(a, "--")) {
-			opts_done = 1;
+			cmd = argv[i + 1] ? argv + i + 1 : NULL;
+			break;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage();
 			return 0;
@@ -547,7 +610,7 @@ int main(int argc, char **argv)
 
 	if (sleepy_sample_start(path, &cfg) == 0) {
 		save_kallsyms(path);
-		return 0;
+		return cmd ? run_command(cmd) : 0;
 	}
 
 	refused(path, &cfg, buffers, size);

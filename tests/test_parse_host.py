@@ -1452,6 +1452,42 @@ def test_sample_stop_write_errors(faked):
     assert '"first_write_error_text": "No space left on device"' in r.stdout
 
 
+@pytest.mark.parametrize("cmd, status, first", [
+    (["sh", "-c", "echo out; echo err >&2; exit 3"], 3, "err"),
+    (["sh", "-c", "kill -TERM $$"], 128 + 15, None),
+    (["/nonexistent/prog", "arg"], 127,
+     "sample_start: /nonexistent/prog: No such file or directory"),
+    (["/etc/passwd"], 126, "sample_start: /etc/passwd: Permission denied"),
+])
+def test_sample_start_runs_a_command(faked, tmp_path, cmd, status, first):
+    """sample_start -- CMD: CMD's output and exit status; the session is
+    stopped after it (the last system call), its statistics on stderr."""
+    r, call = faked("sample_start", "-o", str(tmp_path / "s"), "--", *cmd,
+                    stats=GOOD_STATS)
+    assert r.returncode == status, r.stderr
+    assert r.stdout == ("out\n" if status == 3 else "")
+    err = r.stderr.splitlines()
+    if first:
+        assert err[0] == first
+    assert "sleepy session statistics (2 CPUs)" in err
+    assert table_value(r.stderr, "samples taken") == "1000"
+    assert err[-1] == ("accounting: exact (taken = written + dropped + "
+                       "discarded)")
+    assert call == ["stop", "176"]
+
+
+def test_sample_start_command_with_a_bad_session(faked, tmp_path):
+    """CMD succeeded, but the session lost samples: status 1, and the line
+    that says why comes after the statistics."""
+    r, _ = faked("sample_start", "-o", str(tmp_path / "s"), "--", "true",
+                 stats="nr_cpus=1 samples_taken=10 samples_written=4 "
+                 "dropped_write_error=6 write_errors=3 first_write_error=-28")
+    assert r.returncode == 1
+    assert r.stderr.splitlines()[-1] == (
+        "sample_start: session file: 3 write errors, the first: No space "
+        "left on device; the samples after it were lost")
+
+
 def test_sample_stop_passes_its_stats_size(faked):
     """sizeof(struct sample_stats), SAMPLE_STATS_SIZE_VER2; the fake fails
     the call with EFAULT for any other size."""

@@ -56,6 +56,25 @@ scenario parse-loop <<'EOF'
 parse /var/log/loop.samples > $S/parse-loop.txt
 parse --format csv --by appid-eip /var/log/loop.samples > $S/parse-loop.csv
 EOF
+# The one-command form: sample_start -- CMD runs CMD in a session of its
+# own, stops it when CMD ends and prints the statistics on stderr; its exit
+# status is CMD's. Then CMDs that fail, are not found, cannot be run, or
+# are killed by a signal: each still leaves no session running.
+scenario onecmd <<'EOF'
+sample_start -o /var/log/onecmd.samples -- loop 100000000 > $S/onecmd.out \
+    2> $S/onecmd.err; echo "status=$?" >> $S/onecmd.out
+cp /var/log/onecmd.samples $S/
+sample_stop > $S/onecmd-after.out 2>&1; echo "status=$?" >> $S/onecmd-after.out
+onefail() { sample_start -o /var/log/onecmd-f.samples -- "$@" > /dev/null \
+      2> $S/onecmd-f.err; echo "status=$?" >> $S/onecmd-fail.out
+  head -n 1 $S/onecmd-f.err >> $S/onecmd-fail.out
+  tail -n 1 $S/onecmd-f.err >> $S/onecmd-fail.out
+  sample_stop > /dev/null 2>&1; echo "stop=$?" >> $S/onecmd-fail.out; }
+onefail sh -c 'exit 3'
+onefail /nonexistent/prog
+onefail /etc/passwd
+onefail sh -c 'kill -TERM $$'
+EOF
 """
 
 SCRIPT_2CPU = RUN + r"""
@@ -755,6 +774,41 @@ def test_tool_errors(two):
         "sample_stop: no sampling session is active\nstatus=1\n")
     assert two.file("ebusy.out") == (
         "sample_start: a sampling session is already active\nstatus=1\n")
+
+
+def test_one_command_form(one):
+    """sample_start -- CMD: CMD's output and exit status, the statistics
+    on stderr (the same as the file's STATS record), CMD's samples in the
+    file, and no session left running; a CMD that fails, is not found,
+    cannot be run or is killed still ends the session."""
+    scenario_ok(one.share, "onecmd")
+    out = one.file("onecmd.out").splitlines()
+    assert out[0].startswith("loop n=100000000 ") and out[-1] == "status=0"
+    err = one.file("onecmd.err")
+    assert err.startswith("sleepy session statistics (")
+    assert err.endswith("accounting: exact (taken = written + dropped + "
+                        "discarded)\n")
+    s = session(one, "onecmd")
+    taken = int(re.search(r"samples taken +(\d+)", err)[1])
+    assert taken == s.stats["samples_taken"] == len(s.samples) > 0
+    # The session covered the command: loop's user samples are its user
+    # time at HZ, within 5%, as in test_loop_samples_match_cpu_time.
+    [app] = s.by_name("loop")
+    user = s.samples_of([app["appid"]], sf.MODE_USER)
+    expected = float(kv(out[0])["utime"]) * HZ
+    assert abs(len(user) - expected) <= 0.05 * expected, (len(user), out)
+    assert one.file("onecmd-after.out") == (
+        "sample_stop: no sampling session is active\nstatus=1\n")
+    exact = "accounting: exact (taken = written + dropped + discarded)"
+    fail = one.file("onecmd-fail.out").splitlines()
+    assert fail == [
+        "status=3", "sleepy session statistics (1 CPUs)", exact, "stop=1",
+        "status=127", "sample_start: /nonexistent/prog: No such file or "
+        "directory", exact, "stop=1",
+        "status=126", "sample_start: /etc/passwd: Permission denied", exact,
+        "stop=1",
+        "status=143", "sleepy session statistics (1 CPUs)", exact, "stop=1",
+    ], fail
 
 
 # ------------------------------------------------------------ security
