@@ -539,8 +539,7 @@ static int run_command(char **cmd)
 	sleepy_stats_init(&stats);
 	if (sleepy_sample_stop(&stats))
 		die(1, "stopping the session: %s", strerror(errno));
-	stats_out = stderr;
-	sum = print_stats(&stats, false);
+	sum = print_stats(stderr, &stats, false);
 	if (session_problem(&stats, &sum, why, sizeof(why)))
 		die(1, "%s", why);
 	return exit_status(status);

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	sum = print_stats(&stats, json);
+	sum = print_stats(stdout, &stats, json);
 	if (session_problem(&stats, &sum, why, sizeof(why)))
 		die(1, "%s", why);
 	return 0;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * session_stats.h: a session's statistics as sample_stop prints them, as
- * an aligned table or a JSON object, on stats_out (standard output unless
- * the tool says otherwise). Shared by sample_stop and sample_start's
+ * an aligned table or a JSON object, on the stream print_stats() is
+ * given. Shared by sample_stop and sample_start's
  * one-command form. Include it after die.h.
  */
 #ifndef SLEEPY_SESSION_STATS_H
@@ -17,7 +17,7 @@
 
 #include "libsleepy.h"
 
-/* Where the statistics go. */
+/* Where the statistics go: print_stats()'s stream, for the printers. */
 static FILE *stats_out;
 
 #define sout(...) fprintf(stats_out, __VA_ARGS__)
@@ -255,17 +255,17 @@ static void print_json(const struct sample_stats *s,
 }
 
 /*
- * Print s as a table or JSON object on stats_out; the summary, for the
- * caller's exit status. Exits with an error line (die()) if stats_out
- * cannot be written.
+ * Print s as a table or JSON object on out (stdout or stderr); the
+ * summary, for the caller's exit status. Exits with an error line (die())
+ * if out cannot be written.
  */
 __attribute__((unused))
-static struct summary print_stats(const struct sample_stats *s, bool json)
+static struct summary print_stats(FILE *out, const struct sample_stats *s,
+				  bool json)
 {
 	struct summary sum = summarize(s);
 
-	if (!stats_out)
-		stats_out = stdout;
+	stats_out = out;
 	if (json)
 		print_json(s, &sum);
 	else
