@@ -56,7 +56,7 @@ static const char *write_error_text(const struct sample_stats *s)
 
 /* ------------------------------------------------------------ the table */
 
-#define LABEL_W 26
+#define LABEL_W 27
 
 static int num_w;	/* width of the number column */
 

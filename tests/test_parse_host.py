@@ -1514,6 +1514,11 @@ def test_sample_stop_shows_the_call_chains(faked):
                      ("user walk stop: unmapped", "3 +1.50%"),
                      ("user walk stop: not up", "40 +20.00%")]:
         assert re.search(rf"^  {label} +{v}$", r.stdout, re.M), label
+    # One column of numbers: the longest label leaves room for the rest.
+    ends = {m.end(1) - m.start(0)
+            for m in re.finditer(r"^  [a-z][a-z :-]*? +(\d+)\b", r.stdout,
+                                 re.M)}
+    assert len(ends) == 1, r.stdout
     r, _ = faked("sample_stop", "--json", stats=stats)
     j = json.loads(r.stdout)
     assert (j["chains_defined"], j["chains_truncated"], j["user_stop_depth"],
