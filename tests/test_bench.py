@@ -223,7 +223,7 @@ def test_tick_profile_counts_every_tick():
     assert plain[2]["on_hard_interrupt"] > 0
     # The user-mode walk runs inline in on_hard_interrupt() (chain_walk.h):
     # a chained tick costs it more (loop's one-frame walk and the cache's
-    # lookup, some 120 instructions), and the session's first chains
+    # lookup, some 105 instructions), and the session's first chains
     # are defined by a call of sleepy_define_chain().
     assert "sleepy_define_chain" not in plain[2]
     assert chains[2]["sleepy_define_chain"] > 0
