@@ -114,6 +114,10 @@ class Symbols:
                 pairs.append((int(p[0], 16), p[2]))
         return cls(pairs)
 
+    def start(self, addr):
+        """The address of the function at addr."""
+        return self.addrs[bisect.bisect_right(self.addrs, addr) - 1]
+
     def name(self, addr):
         """The function at addr (None outside the binary's text, e.g. in
         the vDSO)."""
@@ -121,6 +125,20 @@ class Symbols:
         if i < 0 or addr - self.addrs[i] > 1 << 20:
             return None
         return self.names[i]
+
+
+def frame_set_up(path, func):
+    """The address after func's mov %rsp,%rbp: from there on its frame
+    pointer is its own."""
+    import subprocess
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
+                          f"--disassemble={func}", str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    insns = re.findall(r"^\s+([0-9a-f]+):\s+(.*)$", out, re.M)
+    for i, (_, text) in enumerate(insns):
+        if re.match(r"mov\s+%rsp,%rbp$", text.strip()):
+            return int(insns[i + 1][0], 16)
+    raise AssertionError(f"{func} sets up no frame pointer:\n{out}")
 
 
 def session(vm, name):
@@ -144,7 +162,8 @@ def user_stack(sample, syms):
     """The sample's user functions, innermost first: its IP (a user-mode
     sample's), then the callers (return addresses, looked up one byte
     back, in the call). The word at the stack pointer (sp_ret) is the
-    caller only where the function at the IP has set up no frame."""
+    caller only where the function at the IP has set up no frame: a
+    frameless one, or any at its first instruction."""
     chain = sample["chain"]
     frames = [syms.name(sample["ip"])] if sample["mode"] == sf.MODE_USER \
         else []
@@ -152,7 +171,9 @@ def user_stack(sample, syms):
     if sample["mode"] != sf.MODE_USER and user:
         frames.append(syms.name(user[0]))   # where it left user mode
         user = user[1:]
-    if chain["sp_ret"] and frames[-1] not in FRAMELESS:
+    at_entry = sample["mode"] == sf.MODE_USER and \
+        syms.start(sample["ip"]) == sample["ip"]
+    if chain["sp_ret"] and frames[-1] not in FRAMELESS and not at_entry:
         user = user[1:]
     return frames + [syms.name(a - 1) for a in user]
 
@@ -212,10 +233,19 @@ def test_recursion_stops_at_the_depth(vm):
         # pointer, the walk's frames are rec's callers.
         assert c["sp_ret"], c
         assert {syms.name(a - 1) for a in c["user"]} == {"rec"}
-    # A sample in rec near the top of the recursion has a whole chain.
+    # A sample in rec near the top of the recursion has a whole chain,
+    # but where rec has pushed the frame pointer and not yet set it: the
+    # stack top holds the saved one, the frame pointer is still main's,
+    # and the walk can only miss main there (short, not wrong).
+    ready = frame_set_up(CALLTREE, "rec")
+    half_set = 0
     for x in samples:
         if syms.name(x["ip"]) == "rec" and not x["chain"]["truncated"]:
+            if syms.start(x["ip"]) < x["ip"] < ready:
+                half_set += 1
+                continue
             assert "main" in user_stack(x, syms), x
+    assert half_set <= 0.01 * len(samples), (half_set, len(samples))
     assert stats["chains_truncated"] >= len(deep), stats
     assert stats["user_stop_depth"] >= len(deep), stats
 
