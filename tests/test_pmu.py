@@ -315,14 +315,19 @@ echo 1 > /sys/devices/system/cpu/cpu1/online || exit 17
 pmu_check busy --seconds 1.5 --cpu 1 > $S/hp-back.json
 EOF
 
-# rmmod while the device is open: refused. (The spinners run long: when
-# QEMU serves the shell's vCPU little, a second of the shell's guest time
-# can take several; the release 2-vCPU storm's docstring says more.)
+# rmmod while the device is open: refused. The spinner holds the device
+# open until the shell has tried: when QEMU serves the shell's vCPU
+# little, a second of the shell's guest time can take several (the
+# release 2-vCPU storm's docstring says more), and a spinner of a fixed
+# 4 s once ended in CI before the starved shell saw it register.
 scenario rmmod-open <<'EOF'
 sleepy_pmu config --source software --threshold 1000000 > /dev/null || exit 14
-pmu_check busy --seconds 4 --cpu 1 > $S/open.json &
+rm -f /tmp/rmmod-open-done
+pmu_check busy --seconds 1 --until /tmp/rmmod-open-done --cpu 1 \
+  > $S/open.json &
 registered 1
 rmmod sleepy_pmu > $S/rmmod-open.out 2>&1; echo "status=$?" >> $S/rmmod-open.out
+touch /tmp/rmmod-open-done
 wait
 EOF
 # rmmod while counters run and a registered process spins (its file
