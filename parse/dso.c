@@ -308,7 +308,9 @@ enum dso_hit dso_lookup(const struct dso *d, uint64_t vaddr, size_t *i)
 			return DSO_SYMBOL;
 		}
 	}
-	if (d->dynsym_only && lo < d->nsyms) {
+	/* Code of a stripped object between two functions, or after its
+	 * last one (before the end of its text: the IP was mapped). */
+	if (d->dynsym_only) {
 		*i = lo - 1;
 		return DSO_BRACKET;
 	}

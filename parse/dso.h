@@ -77,8 +77,12 @@ enum frame_rule {
 enum dso_hit {
 	DSO_MISS,		/* no symbol */
 	DSO_SYMBOL,		/* inside syms[*i] */
-	DSO_BRACKET,		/* stripped: between syms[*i] and syms[*i + 1] */
+	DSO_BRACKET,		/* stripped: between syms[*i] and syms[*i + 1],
+				 * or after the last, syms[*i] */
 };
+
+/* The far end of a bracket after a stripped object's last function. */
+#define BRACKET_END "(end)"
 
 /*
  * Open path (prefixed with symfs unless NULL) and load what the lookups

@@ -224,7 +224,9 @@ static int resolve_user(struct symbolizer *s, uint32_t appid, uint64_t ip,
 
 		snprintf(buf, sizeof(buf), "%s->%s",
 			 strtab_get(s->names, d->syms[i].name),
-			 strtab_get(s->names, d->syms[i + 1].name));
+			 i + 1 < d->nsyms ? strtab_get(s->names,
+						       d->syms[i + 1].name)
+					  : BRACKET_END);
 		r->kind = KIND_BRACKET;
 		r->sym = strtab_intern(s->names, buf);
 		if (r->sym == STRTAB_NOMEM)

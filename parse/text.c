@@ -338,7 +338,8 @@ static void unresolved_line(FILE *out, const struct report *rep)
 			       rep->unresolved[i]);
 		fputs(k++ ? "," : ":", out);
 		col++;
-		if (col + 1 + len > TEXT_COLUMNS) {
+		/* " item", and room for the comma that may follow it. */
+		if (col + 1 + len + 1 > TEXT_COLUMNS) {
 			fputs("\n ", out);
 			col = 1;
 		}

@@ -69,6 +69,14 @@ __attribute__((noinline)) int z_last(int n)
 {
 	return hidden_middle(n) + 1;
 }
+
+__attribute__((noinline, used)) static int hidden_tail(int n)
+{
+	int s = 1;
+	for (int i = 0; i < n; i++)
+		s *= i;
+	return s;
+}
 """
 
 MAIN_C = r"""
@@ -270,6 +278,9 @@ def sym_session(objs, release="6.1.0-sleepy"):
         "a_first->z_last", "bracket")
     add(2, stripped.ip(st["a_first"][0] + 1), 2, stripped.guest, "a_first")
     add(2, stripped.ip(st["z_last"][0]), 4, stripped.guest, "z_last")
+    # Past the last exported function: a bracket to the end.
+    add(2, stripped.ip(mid(un, "hidden_tail")), 3, stripped.guest,
+        "z_last->(end)", "bracket")
     # static#0: one static executable.
     static.mmap(f, 3, 102)
     ss = functions(static.path)
