@@ -23,7 +23,14 @@ Options:
   --smp N          virtual CPUs (default 2)
   --mem MB         guest memory (default 512, debug 1024)
   --debug          use the debug kernel (lockdep, KASAN, ...)
-  --share DIR      mount DIR read-write at /mnt/share
+  --share DIR      mount DIR read-write at /mnt/share (with --host-root,
+                   also at DIR's own path)
+  --host-root      run CMD in the host's root file system, mounted read
+                   only over 9p, with tmpfs on /tmp and /run and writable
+                   tmpfs overlays on /etc, /var, /root, /home and /mnt;
+                   our tools (build/user/guest) first on PATH, our kernel's
+                   modules in /lib/modules. Paths in a session are then
+                   host paths.
   --icount         -icount shift=0,sleep=off (1 insn = 1 ns); with 2+
                    vCPUs the kernel boots on one and init brings the
                    others online
@@ -98,7 +105,7 @@ cmd_scan_log() {
 # ---------------------------------------------------------------- options
 
 SMP=2 MEM="" FLAVOR=release SHARE="" ICOUNT=0 TIMEOUT=0 PERF=0 VERBOSE=0
-DRY_RUN=0 KERNEL="" INITRD="" QEMU_BIN=qemu-system-x86_64
+DRY_RUN=0 KERNEL="" INITRD="" QEMU_BIN=qemu-system-x86_64 HOST_ROOT=0
 # Single-threaded TCG by default: QEMU 7.2's multi-threaded TCG was seen
 # here to execute a stale int3 at a static-key patch site while another
 # vCPU patched it (Documentation/development.md).
@@ -126,6 +133,7 @@ parse_args() {
 		--debug) FLAVOR=debug; shift ;;
 		--icount) ICOUNT=1; shift ;;
 		--perf) PERF=1; shift ;;
+		--host-root) HOST_ROOT=1; shift ;;
 		--mttcg) TCG_THREAD=multi; shift ;;
 		--verbose) VERBOSE=1; shift ;;
 		--dry-run) DRY_RUN=1; shift ;;
@@ -184,6 +192,18 @@ check_images() {
 	}
 }
 
+# check_host_root: what the guest takes from the host's build folder.
+check_host_root() {
+	local f
+	[ $HOST_ROOT = 1 ] || return 0
+	for f in "$BUILD/user/guest/sample_start" "$BUILD/mods-$FLAVOR/lib/modules"; do
+		[ -e "$f" ] || {
+			say "$f missing: run ./build.sh user and ./build.sh kernel"
+			exit 2
+		}
+	done
+}
+
 # ---------------------------------------------------------------- QEMU
 
 # sh_quote ARG: ARG single-quoted for any POSIX shell (busybox ash).
@@ -219,6 +239,12 @@ qemu_argv() {
 		QEMU+=(-fsdev "local,id=share,path=${SHARE//,/,,},security_model=none"
 			-device "virtio-9p-pci,fsdev=share,mount_tag=share")
 	fi
+	if [ $HOST_ROOT = 1 ]; then
+		# Read only; multidevs=remap keeps inode numbers unique across
+		# the host's mounts under /.
+		QEMU+=(-fsdev "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap"
+			-device "virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot")
+	fi
 	if [ ${#CMD[@]} -eq 0 ]; then
 		# Interactive: the serial console is the terminal.
 		QEMU+=(-serial mon:stdio)
@@ -232,7 +258,17 @@ dry_run() {
 	printf '%s\n' "${QEMU[@]}"
 	echo "append=$(kernel_append)"
 	[ -z "$SHARE" ] || echo "share=$SHARE"
+	[ $HOST_ROOT = 0 ] || host_root_conf | sed 's/^/host-root: /'
 	[ ${#CMD[@]} -eq 0 ] || printf 'cmd=%s\n' "${CMD[@]}"
+}
+
+# host_root_conf: what the guest's init reads from ctl/host-root, a
+# NAME=VALUE a line: the folder of our tools, that of the kernel's modules,
+# the shared folder's host path.
+host_root_conf() {
+	echo "bin=$BUILD/user/guest"
+	echo "modules=$BUILD/mods-$FLAVOR/lib/modules"
+	[ -z "$SHARE" ] || echo "share=$SHARE"
 }
 
 # new_run: a fresh run folder with the control folder the guest reads.
@@ -253,6 +289,7 @@ new_run() {
 		: >"$CONSOLE"
 	fi
 	[ -z "$SHARE" ] || echo share >"$CTL/want-share"
+	[ $HOST_ROOT = 0 ] || host_root_conf >"$CTL/host-root"
 }
 
 interactive() {
@@ -368,6 +405,7 @@ main() {
 	fi
 	parse_args "$@"
 	check_args
+	BUILD=$(realpath -m "$BUILD")
 	pick_images
 	[ "${SLEEPY_VM_DRY_RUN:-}" != 1 ] || DRY_RUN=1
 	if [ $DRY_RUN = 1 ]; then
@@ -375,6 +413,7 @@ main() {
 		return 0
 	fi
 	check_images
+	check_host_root
 	new_run
 	qemu_argv "$RUN"
 	if [ ${#CMD[@]} -eq 0 ]; then

@@ -75,7 +75,8 @@ def test_help_names_every_option():
     for opt in ("--smp N", "--mem MB", "--debug", "--share DIR", "--icount",
                 "--timeout S", "--perf", "--mttcg", "--verbose", "--dry-run",
                 "--kernel FILE", "--initrd FILE", "--qemu PROG",
-                "--scan-log CONSOLE_LOG [DMESG]", "SLEEPY_VM_DRY_RUN=1"):
+                "--scan-log CONSOLE_LOG [DMESG]", "SLEEPY_VM_DRY_RUN=1",
+                "--host-root"):
         assert opt in out, opt
     assert "124 on timeout" in out and "125 if the kernel" in out
 
@@ -265,6 +266,41 @@ def test_dry_run_shows_what_runs(images, tmp_path):
     assert shown[0] == "qemu-system-x86_64"
     assert [x.replace(run, "RUN") for x in ran] == \
         [x.replace(f"{images}/runs/vm.DRY-RUN", "RUN") for x in shown[1:]]
+
+
+def test_host_root_shares_the_root_read_only(tmp_path, build):
+    share = tmp_path / "s"
+    share.mkdir()
+    out = dry("--host-root", "--debug", "--share", share, "--", "true")
+    argv = qemu_args(out)
+    assert opt(argv, "-fsdev")[-1] == (
+        "local,id=hostroot,path=/,security_model=none,readonly=on,"
+        "multidevs=remap")
+    assert opt(argv, "-device")[-1] == (
+        "virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot")
+    # What the guest's init reads: our tools, our modules, the share's
+    # host path (to mount it there as well).
+    assert [x for x in out if x.startswith("host-root: ")] == [
+        f"host-root: bin={build}/user/guest",
+        f"host-root: modules={build}/mods-debug/lib/modules",
+        f"host-root: share={share}"]
+    assert "hostroot" not in " ".join(qemu_args(dry("--", "true")))
+
+
+def test_host_root_needs_our_tools_and_modules(images):
+    r = vm("--host-root", "--", "true")
+    assert r.returncode == 2
+    assert r.stderr.decode() == (
+        f"vm.sh: {images}/user/guest/sample_start missing: run ./build.sh "
+        "user and ./build.sh kernel\n")
+    assert runs(images) == []
+    tool = images / "user" / "guest" / "sample_start"
+    tool.parent.mkdir(parents=True)
+    tool.write_bytes(b"")
+    r = vm("--host-root", "--", "true")
+    assert r.returncode == 2
+    assert r.stderr.decode().startswith(
+        f"vm.sh: {images}/mods-release/lib/modules missing")
 
 
 # ---------------------------------------------------------------- images
