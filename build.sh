@@ -42,7 +42,8 @@ Subcommands (default: all):
                       build what is missing, then boot the kernel in QEMU
                       and run CMD as root (guest/vm.sh --help: the options,
                       --smp, --debug, --share, --icount, --timeout, --perf,
-                      ...; --dry-run prints the command lines)
+                      --host-root (the host's programs), ...; --dry-run
+                      prints the command lines)
   test [--host] [PYTEST ARGS]
                       build what is missing, run the test suite (pytest);
                       --host: only the tests that need no kernel and no VM
