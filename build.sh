@@ -17,7 +17,7 @@ DEPS=(
 	linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev
 	dwarves cpio kmod xz-utils rsync git ccache file util-linux
 	qemu-system-x86 busybox-static
-	libdw-dev libcapstone-dev libsqlite3-dev sqlite3
+	libdw-dev libcapstone-dev libsqlite3-dev sqlite3 libdebuginfod-dev debuginfod
 	zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
 	linux-perf
 	python3 python3-pytest clang golang-go chromium

@@ -16,6 +16,7 @@
 #include <elfutils/libdwelf.h>
 
 #include "array.h"
+#include "debuginfo.h"
 
 /* A symbol being collected, before duplicates are merged. */
 struct raw_sym {
@@ -68,8 +69,8 @@ static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
 }
 
 /* Load the function symbols of scn (a SYMTAB or DYNSYM). 0 or -1 (nomem). */
-static int load_symbols(struct dso *d, Elf_Scn *scn, bool globals_only,
-			struct strtab *names)
+static int load_symbols(struct dso *d, Elf *elf, Elf_Scn *scn,
+			bool globals_only, struct strtab *names)
 {
 	struct raw_sym *raw = NULL, *grown;
 	size_t nraw = 0, cap = 0, count, out = 0;
@@ -95,7 +96,7 @@ static int load_symbols(struct dso *d, Elf_Scn *scn, bool globals_only,
 			continue;
 		if (globals_only && GELF_ST_BIND(sym.st_info) == STB_LOCAL)
 			continue;
-		name = elf_strptr(d->elf, sh.sh_link, sym.st_name);
+		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
 		grown = array_room(raw, &cap, nraw, sizeof(*grown), 1024);
@@ -142,6 +143,50 @@ static bool has_dotdot(const char *path)
 		if ((p == path || p[-1] == '/') && (p[2] == '/' || !p[2]))
 			return true;
 	return false;
+}
+
+/* The separate debug file of d, opened on first use: its Elf or NULL. */
+static Elf *debug_elf(struct dso *d, const char *symfs)
+{
+	if (!d->dbg_state) {
+		d->dbg_fd = debuginfo_open(d->elf, d->real, d->build_id,
+					   d->build_id_len, symfs);
+		if (d->dbg_fd >= 0)
+			d->dbg_elf = elf_begin(d->dbg_fd, ELF_C_READ_MMAP,
+					       NULL);
+		d->dbg_state = d->dbg_elf ? 1 : -1;
+	}
+	return d->dbg_elf;
+}
+
+/* A stripped d: the functions of its debug file's .symtab, if it has
+ * one, instead of .dynsym's. 0, or -1 out of memory. */
+static int debug_symbols(struct dso *d, const char *symfs,
+			 struct strtab *names)
+{
+	Elf *dbg = debug_elf(d, symfs);
+	Elf_Scn *scn = dbg ? find_section(dbg, SHT_SYMTAB) : NULL;
+	struct dso_sym *dyn = d->syms;
+	size_t ndyn = d->nsyms;
+
+	if (!scn)
+		return 0;
+	d->syms = NULL;
+	if (load_symbols(d, dbg, scn, false, names)) {
+		free(d->syms);
+		d->syms = dyn;
+		d->nsyms = ndyn;
+		return -1;
+	}
+	if (!d->nsyms) {	/* an empty .symtab: keep .dynsym's */
+		free(d->syms);
+		d->syms = dyn;
+		d->nsyms = ndyn;
+		return 0;
+	}
+	free(dyn);
+	d->dynsym_only = false;
+	return 0;
 }
 
 int dso_open(struct dso *d, const char *path, const char *symfs,
@@ -202,9 +247,9 @@ int dso_open(struct dso *d, const char *path, const char *symfs,
 		d->dynsym_only = scn != NULL;
 	}
 	d->status = REASON_NONE;
-	if (scn && load_symbols(d, scn, d->dynsym_only, names))
+	if (scn && load_symbols(d, d->elf, scn, d->dynsym_only, names))
 		return -1;
-	return 0;
+	return d->dynsym_only ? debug_symbols(d, symfs, names) : 0;
 }
 
 /* A CFA of register + offset (libdw gives DW_OP_bregx or DW_OP_bregN);
@@ -317,29 +362,6 @@ enum dso_hit dso_lookup(const struct dso *d, uint64_t vaddr, size_t *i)
 	return DSO_MISS;
 }
 
-/* A separate debug file by build-id, under symfs: an fd or -1. */
-static int open_debug_file(const struct dso *d, const char *symfs)
-{
-	char rel[256], *path;
-	size_t n;
-	int fd;
-
-	if (d->build_id_len < 2)
-		return -1;
-	n = (size_t)snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/"
-			     "%02x/", d->build_id[0]);
-	for (size_t i = 1; i < d->build_id_len && n + 3 < sizeof(rel); i++)
-		n += (size_t)snprintf(rel + n, sizeof(rel) - n, "%02x",
-				      d->build_id[i]);
-	snprintf(rel + n, sizeof(rel) - n, ".debug");
-	path = symfs ? join(symfs, rel) : strdup(rel);
-	if (!path)
-		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	free(path);
-	return fd;
-}
-
 /* The DWARF of d (its own, or a separate debug file's), opened on first
  * use: whether there is any. */
 static bool dso_dwarf(struct dso *d, const char *symfs)
@@ -348,15 +370,9 @@ static bool dso_dwarf(struct dso *d, const char *symfs)
 		return false;
 	if (d->dw_state == 0) {
 		d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
-		if (!d->dw) {
-			d->dbg_fd = open_debug_file(d, symfs);
-			if (d->dbg_fd >= 0)
-				d->dbg_elf = elf_begin(d->dbg_fd,
-						       ELF_C_READ_MMAP, NULL);
-			if (d->dbg_elf)
-				d->dw = dwarf_begin_elf(d->dbg_elf,
-							DWARF_C_READ, NULL);
-		}
+		if (!d->dw && debug_elf(d, symfs))
+			d->dw = dwarf_begin_elf(d->dbg_elf, DWARF_C_READ,
+						NULL);
 		d->dw_state = d->dw ? 1 : -1;
 	}
 	return d->dw_state > 0;

@@ -2,9 +2,10 @@
 /*
  * dso: one ELF object (executable, shared library or vmlinux) read with
  * elfutils: its loadable segments (to turn a file offset into an address),
- * its function symbols (.symtab, or .dynsym's global ones when the file is
- * stripped) as a sorted array for binary search, its GNU build-id, and its
- * DWARF (libdw: line table, inlined functions), opened on first use.
+ * its function symbols (.symtab; for a stripped file, its separate debug
+ * file's .symtab, or else .dynsym's global ones) as a sorted array for
+ * binary search, its GNU build-id, and its DWARF (its own or the debug
+ * file's; libdw: line table, inlined functions), opened on first use.
  */
 #ifndef SLEEPY_PARSE_DSO_H
 #define SLEEPY_PARSE_DSO_H
@@ -55,7 +56,8 @@ struct dso {
 	bool dynsym_only;	/* stripped: .dynsym's globals only */
 	int dw_state;		/* 0 not tried, 1 open, -1 no DWARF */
 	Dwarf *dw;
-	int dbg_fd;		/* a separate debug file, if used */
+	int dbg_state;		/* 0 not tried, 1 open, -1 none */
+	int dbg_fd;		/* the separate debug file (debuginfo.h) */
 	Elf *dbg_elf;
 	int cfi_state;		/* 0 not tried, 1 open, -1 none */
 	Dwarf_CFI *cfi;		/* the unwind information (.eh_frame) */

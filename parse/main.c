@@ -29,6 +29,7 @@
 
 #include "annotate.h"
 #include "calltree.h"
+#include "debuginfo.h"
 #include "filters.h"
 #include "flame.h"
 #include "plot.h"
@@ -409,6 +410,7 @@ static void free_state(struct state *st)
 {
 	if (st->symbols)
 		symbolizer_free(&st->sym);
+	debuginfo_end();
 	ksyms_free(&st->ks);
 	free(st->sidecar);
 	if (st->o.sqlite) {

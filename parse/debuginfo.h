@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * debuginfo: the separate debug file of a stripped ELF object, found as
+ * gdb and perf find it, in this order:
+ *   1. by build-id: /usr/lib/debug/.build-id/xx/rest.debug under --symfs
+ *      (or /), then under each --buildid-dir folder;
+ *   2. by .gnu_debuglink: NAME next to the object, in its .debug/ folder,
+ *      or under /usr/lib/debug/ and the object's folder (under --symfs),
+ *      with the CRC-32 the link records;
+ *   3. by build-id from debuginfod (elfutils' libdebuginfod), when
+ *      DEBUGINFOD_URLS names servers; its cache is the client's own.
+ * A build-id found file must carry that build-id.
+ */
+#ifndef SLEEPY_PARSE_DEBUGINFO_H
+#define SLEEPY_PARSE_DEBUGINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gelf.h>
+
+/* The folders searched by build-id after symfs (--buildid-dir), a
+ * NULL-terminated array the caller keeps; NULL: none. */
+void debuginfo_set_dirs(const char *const *dirs);
+
+/*
+ * The debug file of the object elf, opened from real (the path it was
+ * opened at) with build-id bid (bid_len 0: none): an fd, or -1. May wait
+ * on the network (debuginfod).
+ */
+int debuginfo_open(Elf *elf, const char *real, const uint8_t *bid,
+		   size_t bid_len, const char *symfs);
+
+/* The debuginfod client's end, at exit. */
+void debuginfo_end(void);
+
+#endif
