@@ -57,15 +57,14 @@ static bool has_build_id(int fd, const uint8_t *bid, size_t len)
 	return same;
 }
 
-/* "/.build-id/xx/rest.debug" of bid into buf. */
-static void build_id_path(char *buf, size_t size, const uint8_t *bid,
-			  size_t len)
+void debuginfo_build_id_path(char *buf, size_t size, const uint8_t *bid,
+			     size_t len, const char *suffix)
 {
 	size_t n = (size_t)snprintf(buf, size, "/.build-id/%02x/", bid[0]);
 
 	for (size_t i = 1; i < len && n + 3 < size; i++)
 		n += (size_t)snprintf(buf + n, size - n, "%02x", bid[i]);
-	snprintf(buf + n, size - n, ".debug");
+	snprintf(buf + n, size - n, "%s", suffix);
 }
 
 static int by_build_id(const uint8_t *bid, size_t len, const char *symfs)
@@ -75,7 +74,7 @@ static int by_build_id(const uint8_t *bid, size_t len, const char *symfs)
 
 	if (len < 2)
 		return -1;
-	build_id_path(rel, sizeof(rel), bid, len);
+	debuginfo_build_id_path(rel, sizeof(rel), bid, len, ".debug");
 	snprintf(sys, sizeof(sys), "/usr/lib/debug%s", rel);
 	fd = open_under(symfs, sys);
 	for (size_t i = 0; fd < 0 && buildid_dirs && buildid_dirs[i]; i++)

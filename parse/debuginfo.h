@@ -31,6 +31,11 @@ void debuginfo_set_dirs(const char *const *dirs);
 int debuginfo_open(Elf *elf, const char *real, const uint8_t *bid,
 		   size_t bid_len, const char *symfs);
 
+/* "/.build-id/xx/rest" + suffix of build-id bid (len >= 2) into buf, the
+ * layout of /usr/lib/debug and of an --archive folder. */
+void debuginfo_build_id_path(char *buf, size_t size, const uint8_t *bid,
+			     size_t len, const char *suffix);
+
 /* The debuginfod client's end, at exit. */
 void debuginfo_end(void);
 

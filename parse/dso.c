@@ -378,6 +378,13 @@ static bool dso_dwarf(struct dso *d, const char *symfs)
 	return d->dw_state > 0;
 }
 
+/* A file with DWARF of its own needs no debug file: none is looked for. */
+int dso_debug_fd(struct dso *d, const char *symfs)
+{
+	dso_dwarf(d, symfs);
+	return d->dbg_state > 0 ? d->dbg_fd : -1;
+}
+
 uint32_t dso_line(struct dso *d, uint64_t vaddr, const char *symfs,
 		  struct strtab *names)
 {

@@ -59,6 +59,7 @@ struct dso {
 	int dbg_state;		/* 0 not tried, 1 open, -1 none */
 	int dbg_fd;		/* the separate debug file (debuginfo.h) */
 	Elf *dbg_elf;
+	bool archived;		/* --archive: copied (or found there) */
 	int cfi_state;		/* 0 not tried, 1 open, -1 none */
 	Dwarf_CFI *cfi;		/* the unwind information (.eh_frame) */
 };
@@ -99,6 +100,10 @@ void dso_close(struct dso *d);
 int dso_vaddr(const struct dso *d, uint64_t file_off, uint64_t *vaddr);
 
 enum dso_hit dso_lookup(const struct dso *d, uint64_t vaddr, size_t *i);
+
+/* The separate debug file of d (debuginfo.h), opened on first use: an fd
+ * the dso keeps, or -1 (also when d has DWARF of its own). */
+int dso_debug_fd(struct dso *d, const char *symfs);
 
 /*
  * The source line of vaddr as "file:line" in names, or 0 when unknown

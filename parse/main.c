@@ -23,11 +23,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "annotate.h"
+#include "archive.h"
 #include "calltree.h"
 #include "debuginfo.h"
 #include "filters.h"
@@ -65,6 +67,7 @@ struct state {
 	uint64_t total;			/* samples that pass the filters */
 	char filters[512];
 	char *sidecar;			/* FILE.kallsyms */
+	const char *buildid_dirs[2];	/* --buildid-dir, NULL-terminated */
 };
 
 static const struct writer *const writers[NR_FORMATS] = {
@@ -160,7 +163,8 @@ static void load_symbols(struct state *st)
 	int rc;
 
 	st->symbols = fields_with(st->fields, FIELD_SYMBOLS) || o->sqlite ||
-		o->annotate || options_stacks(o) || o->pprof || o->flamegraph;
+		o->annotate || options_stacks(o) || o->pprof || o->flamegraph ||
+		o->archive;
 	if (!st->symbols)
 		return;
 	if (strcmp(o->file, "-")) {
@@ -180,6 +184,26 @@ static void load_symbols(struct state *st)
 			    o->symfs, fields_with(st->fields, FIELD_LINES) ||
 			    o->sqlite || o->annotate))
 		die_nomem();
+	st->sym.buildid_dir = o->buildid_dir;
+	st->buildid_dirs[0] = o->buildid_dir;
+	debuginfo_set_dirs(st->buildid_dirs);
+}
+
+/* --archive DIR: the files the report's entries touch, and a summary. */
+static void archive(struct state *st, const struct count_entry *e)
+{
+	struct archive_stats as;
+	char err[PATH_MAX + 128];
+
+	if (archive_files(&st->sym, e, st->report.used, st->o.archive, &as,
+			  err, sizeof(err)))
+		die(1, "%s", err);
+	printf("archived %zu ELF files and %zu debug files in %s "
+	       "(%zu files, %" PRIu64 " bytes written now)\n", as.objects,
+	       as.debug_files, st->o.archive, as.copied, as.bytes);
+	if (as.no_build_id)
+		printf("not archived: %zu files without a build-id\n",
+		       as.no_build_id);
 }
 
 static void annotate(struct state *st, const struct count_entry *e)
@@ -445,7 +469,9 @@ int main(int argc, char **argv)
 	e = counts_entries(&st.report);
 	if (!e)
 		die_nomem();
-	if (st.o.annotate) {
+	if (st.o.archive) {
+		archive(&st, e);
+	} else if (st.o.annotate) {
 		annotate(&st, e);
 	} else if (options_stacks(&st.o)) {
 		write_stacks(&st);

@@ -74,6 +74,9 @@ static const char usage_text[] =
 	"                  rows), by the call chains, and sort by them; by\n"
 	"                  symbol without --by\n"
 	"  --symfs DIR     look the session's binaries up under DIR\n"
+	"  --buildid-dir DIR  and, where a file is missing or another\n"
+	"                  build, its copy of the recorded build-id in DIR\n"
+	"                  (as --archive made it); debug files there too\n"
 	"  --kallsyms F    kernel symbols from a /proc/kallsyms copy (default:\n"
 	"                  FILE.kallsyms next to the session file)\n"
 	"  --vmlinux F     kernel symbols from an uncompressed kernel image\n"
@@ -89,6 +92,10 @@ static const char usage_text[] =
 	"                  pprof), labelled pid, tid, appid; FILE, not stdin\n"
 	"  --annotate SYM  disassemble function SYM with samples per\n"
 	"                  instruction, instead of a report\n"
+	"  --archive DIR   instead of a report, copy every ELF file the\n"
+	"                  samples (that pass the filters) fall in, and its\n"
+	"                  debug file, into DIR by build-id, for\n"
+	"                  --buildid-dir DIR on this or another machine\n"
 	"  -h, --help      this text\n"
 	"\n"
 	"Rows are sorted by samples, most first; percentages are of the\n"
@@ -111,7 +118,7 @@ enum option_id {
 	OPT_VMLINUX, OPT_SQLITE, OPT_SLICE_MS, OPT_PLOT, OPT_ANNOTATE,
 	OPT_TREE, OPT_INVERTED, OPT_MIN_PERCENT, OPT_CHILDREN,
 	OPT_PPROF,
-	OPT_FLAMEGRAPH,
+	OPT_FLAMEGRAPH, OPT_ARCHIVE, OPT_BUILDID_DIR,
 };
 
 static const struct option options[] = {
@@ -138,6 +145,8 @@ static const struct option options[] = {
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "pprof", required_argument, NULL, OPT_PPROF },
 	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+	{ "archive", required_argument, NULL, OPT_ARCHIVE },
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -149,6 +158,11 @@ static const int exclusive[][2] = {
 	{ OPT_TREE, OPT_ANNOTATE }, { OPT_CHILDREN, OPT_TREE },
 	{ OPT_CHILDREN, OPT_PLOT },
 	{ OPT_CHILDREN, OPT_ANNOTATE },
+	{ OPT_ARCHIVE, OPT_BY }, { OPT_ARCHIVE, OPT_FORMAT },
+	{ OPT_ARCHIVE, OPT_TOP }, { OPT_ARCHIVE, OPT_ANNOTATE },
+	{ OPT_ARCHIVE, OPT_TREE }, { OPT_ARCHIVE, OPT_CHILDREN },
+	{ OPT_ARCHIVE, OPT_SQLITE }, { OPT_ARCHIVE, OPT_PLOT },
+	{ OPT_ARCHIVE, OPT_PPROF }, { OPT_ARCHIVE, OPT_FLAMEGRAPH },
 };
 
 /* Options that need another: { option, what it needs, or this }. */
@@ -284,6 +298,8 @@ static const struct {
 	{ OPT_PLOT, offsetof(struct options, plot) },
 	{ OPT_FLAMEGRAPH, offsetof(struct options, flamegraph) },
 	{ OPT_ANNOTATE, offsetof(struct options, annotate) },
+	{ OPT_ARCHIVE, offsetof(struct options, archive) },
+	{ OPT_BUILDID_DIR, offsetof(struct options, buildid_dir) },
 };
 
 static void set_string(struct options *o, int id, const char *v)
@@ -439,20 +455,28 @@ static void check_children(struct options *o)
 		    "line (the stacks keep no cpu or mode)");
 }
 
+/* A folder option's value must be a folder. */
+static void check_dir(const char *opt, const char *dir)
+{
+	struct stat st;
+
+	if (!dir)
+		return;
+	if (stat(dir, &st))
+		die(2, "%s: %s: %s", opt, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		die(2, "%s: %s: not a directory", opt, dir);
+}
+
 /* What can only be checked once every option is read. */
 static void check_options(struct options *o, unsigned int seen)
 {
-	struct stat st;
 	const char *dot;
 
 	if (!o->file)
 		die(2, "missing FILE (see --help)");
-	if (o->symfs) {
-		if (stat(o->symfs, &st))
-			die(2, "--symfs: %s: %s", o->symfs, strerror(errno));
-		if (!S_ISDIR(st.st_mode))
-			die(2, "--symfs: %s: not a directory", o->symfs);
-	}
+	check_dir("--symfs", o->symfs);
+	check_dir("--buildid-dir", o->buildid_dir);
 	for (size_t i = 0; i < sizeof(exclusive) / sizeof(exclusive[0]); i++)
 		if ((seen & SEEN(exclusive[i][0])) &&
 		    (seen & SEEN(exclusive[i][1])))

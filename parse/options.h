@@ -42,6 +42,8 @@ struct options {
 	double min_percent;	/* --tree: nodes under it left out */
 	bool have_min_percent;	/* given (--flamegraph: else 0) */
 	const char *flamegraph;	/* --flamegraph OUT.svg */
+	const char *archive;	/* --archive DIR */
+	const char *buildid_dir;	/* --buildid-dir DIR */
 };
 
 /* Whether the output is a call-chain view (--tree, --format folded). */

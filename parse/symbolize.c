@@ -3,9 +3,12 @@
 #include "symbolize.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "debuginfo.h"
 
 struct memo_slot {
 	uint64_t ip;
@@ -94,8 +97,10 @@ static int memo_grow(struct symbolizer *s)
 	return 0;
 }
 
-/* The dso of a path id, opened on first use; NULL when out of memory. */
-static struct dso *get_dso(struct symbolizer *s, uint32_t path)
+/* The dso of a path id, opened on first use (under symfs, if not NULL);
+ * NULL when out of memory. */
+static struct dso *get_dso(struct symbolizer *s, uint32_t path,
+			   const char *symfs)
 {
 	if (path >= s->ndsos) {
 		size_t n = s->names->n;
@@ -112,7 +117,7 @@ static struct dso *get_dso(struct symbolizer *s, uint32_t path)
 
 		if (!d)
 			return NULL;
-		if (dso_open(d, strtab_get(s->names, path), s->symfs,
+		if (dso_open(d, strtab_get(s->names, path), symfs,
 			     s->names)) {
 			dso_close(d);
 			free(d);
@@ -121,6 +126,70 @@ static struct dso *get_dso(struct symbolizer *s, uint32_t path)
 		s->dsos[path] = d;
 	}
 	return s->dsos[path];
+}
+
+/* Whether d can stand for mapping m: REASON_NONE, or why not. */
+static enum sym_reason map_reason(const struct dso *d, const struct map *m)
+{
+	if (d->status != REASON_NONE)
+		return d->status;
+	if (m->build_id_len && (d->build_id_len < m->build_id_len ||
+				memcmp(d->build_id, m->build_id,
+				       m->build_id_len)))
+		return REASON_BUILD_ID;
+	return REASON_NONE;
+}
+
+/* m's copy in --buildid-dir (DIR/.build-id/xx/rest): a dso that stands
+ * for m, or one that does not; NULL when out of memory. */
+static struct dso *archived_dso(struct symbolizer *s, const struct map *m)
+{
+	char rel[200], path[PATH_MAX];
+	uint32_t id;
+
+	debuginfo_build_id_path(rel, sizeof(rel), m->build_id,
+				m->build_id_len, "");
+	snprintf(path, sizeof(path), "%s%s", s->buildid_dir, rel);
+	id = strtab_intern(s->names, path);
+	return id == STRTAB_NOMEM ? NULL : get_dso(s, id, NULL);
+}
+
+/* m's dso, into m->dso and m->state: the file at its recorded path
+ * (under --symfs), or, where that is missing or another build, its copy
+ * in --buildid-dir. -1 when out of memory. */
+static int map_dso(struct symbolizer *s, struct map *m)
+{
+	struct dso *d = get_dso(s, m->path, s->symfs);
+
+	if (!d)
+		return -1;
+	m->dso = d;
+	m->state = 1 + (int)map_reason(d, m);
+	if (m->state == 1 || !s->buildid_dir || m->build_id_len < 2)
+		return 0;
+	d = archived_dso(s, m);
+	if (!d)
+		return -1;
+	if (map_reason(d, m) == REASON_NONE) {
+		m->dso = d;
+		m->state = 1;
+	}
+	return 0;
+}
+
+struct dso *symbolize_dso(struct symbolizer *s, uint32_t appid, uint64_t ip,
+			  int *err)
+{
+	struct map *m = maps_find(s->maps, appid, ip);
+
+	*err = 0;
+	if (!m || ip >= KERNEL_IP_MIN)
+		return NULL;
+	if (m->state == 0 && map_dso(s, m)) {
+		*err = -1;
+		return NULL;
+	}
+	return m->state == 1 ? m->dso : NULL;
 }
 
 static int unresolved(struct symbolizer *s, struct symres *r,
@@ -192,17 +261,8 @@ static int resolve_user(struct symbolizer *s, uint32_t appid, uint64_t ip,
 	r->dso = m->path ? m->path : s->unknown_dso;
 	off = ip - m->start + m->pgoff;
 	r->offset = off;
-	if (m->state == 0) {
-		d = get_dso(s, m->path);
-		if (!d)
-			return -1;
-		m->dso = d;
-		m->state = 1 + (int)d->status;
-		if (d->status == REASON_NONE && m->build_id_len &&
-		    (d->build_id_len < m->build_id_len ||
-		     memcmp(d->build_id, m->build_id, m->build_id_len)))
-			m->state = 1 + REASON_BUILD_ID;
-	}
+	if (m->state == 0 && map_dso(s, m))
+		return -1;
 	if (m->state != 1)
 		return unresolved(s, r, (enum sym_reason)(m->state - 1), base,
 				  off);

@@ -45,6 +45,7 @@ struct symbolizer {
 	struct maps *maps;
 	struct ksyms *ksyms;
 	const char *symfs;
+	const char *buildid_dir;	/* --buildid-dir, or NULL */
 	bool lines;			/* look up source lines */
 	struct dso **dsos;		/* by strtab id of the path (sparse) */
 	size_t ndsos;
@@ -61,6 +62,11 @@ void symbolizer_free(struct symbolizer *s);
 /* Resolve (appid, ip) into *r. Returns 0, or -1 when out of memory. */
 int symbolize(struct symbolizer *s, uint32_t appid, uint64_t ip,
 	      struct symres *r);
+
+/* The usable dso of a user ip of appid (its mapping's file, or its copy in
+ * --buildid-dir), or NULL; *err -1 when out of memory. */
+struct dso *symbolize_dso(struct symbolizer *s, uint32_t appid, uint64_t ip,
+			  int *err);
 
 const char *reason_name(unsigned int reason);
 

@@ -213,3 +213,108 @@ def test_static_guest_parse_has_no_debuginfod_but_finds_files(
     shutil.copy(lib["debug"], root / "usr/lib" / "libdbg.debug")
     assert report(guest_parse, lib, root, tmp_path) == (
         "dbg_hidden_hot", lib["line"])
+
+
+# ---------------------------------------------------------------- --archive
+
+def parse_cmd(parse_bin, *args, **kw):
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith("DEBUGINFOD")}
+    return subprocess.run([str(parse_bin), *map(str, args)],
+                          capture_output=True, text=True, env=e, timeout=60,
+                          **kw)
+
+
+def archived(lib, root, tmp_path):
+    """A session of the debuglink variant installed in root with its debug
+    file beside it: (session, build-id hex)."""
+    obj = Obj(install(lib, root, "link"), GUEST, BASE)
+    shutil.copy(lib["debug"], root / "usr/lib" / "libdbg.debug")
+    return session(obj, lib["ip"], tmp_path / "s.slp"), obj.build_id.hex()
+
+
+def test_archive_copies_files_by_build_id(parse_bin, lib, tmp_path):
+    root = tmp_path / "root"
+    slp, bid = archived(lib, root, tmp_path)
+    arch = tmp_path / "arch"
+    r = parse_cmd(parse_bin, "--symfs", root, "--archive", arch, slp)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(
+        f"archived 1 ELF files and 1 debug files in {arch} (2 files, "), \
+        r.stdout
+    base = arch / ".build-id" / bid[:2] / bid[2:]
+    assert base.read_bytes() == (root / "usr/lib/libdbg.so").read_bytes()
+    assert Path(f"{base}.debug").read_bytes() == lib["debug"].read_bytes()
+    assert sorted(p.name for p in base.parent.iterdir()) == [
+        bid[2:], f"{bid[2:]}.debug"]
+    # Again: the files are there already; nothing is written.
+    r = parse_cmd(parse_bin, "--symfs", root, "--archive", arch, slp)
+    assert "(0 files, 0 bytes written now)" in r.stdout, r.stdout
+
+
+def row(r):
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2, r.stdout
+    return dict(zip(lines[0].split(","), lines[1].split(",")))
+
+
+def test_buildid_dir_reads_a_session_whose_files_are_gone_or_rebuilt(
+        parse_bin, lib, tmp_path):
+    root = tmp_path / "root"
+    slp, _ = archived(lib, root, tmp_path)
+    arch = tmp_path / "arch"
+    assert parse_cmd(parse_bin, "--symfs", root, "--archive", arch,
+                     slp).returncode == 0
+    by_line = ("--by", "line", "--format", "csv")
+    # Deleted: the recorded path is empty.
+    shutil.rmtree(root)
+    root.mkdir()
+    gone = row(parse_cmd(parse_bin, "--symfs", root, *by_line, slp))
+    assert gone["symbol"] == "libdbg.so+" + gone["symbol"].split("+")[1]
+    got = row(parse_cmd(parse_bin, "--symfs", root, "--buildid-dir", arch,
+                        *by_line, slp))
+    assert (got["dso"], got["symbol"], got["line"]) == (
+        GUEST, "dbg_hidden_hot", lib["line"])
+    # Rebuilt: another build at the path; the archive's copy is taken.
+    (root / "usr/lib").mkdir(parents=True)
+    shutil.copy(lib["dir"] / "libother.so", root / "usr/lib/libdbg.so")
+    r = parse_cmd(parse_bin, "--symfs", root, *by_line, "--format", "json",
+                  slp)
+    assert '"build-id mismatch"' in r.stdout, r.stdout
+    got = row(parse_cmd(parse_bin, "--symfs", root, "--buildid-dir", arch,
+                        *by_line, slp))
+    assert (got["symbol"], got["line"]) == ("dbg_hidden_hot", lib["line"])
+
+
+def no_big_files():
+    import resource
+    import signal
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+
+def test_archive_errors_are_one_line_and_leave_no_partial_file(
+        parse_bin, lib, tmp_path):
+    root = tmp_path / "root"
+    slp, bid = archived(lib, root, tmp_path)
+    afile = tmp_path / "a-file"
+    afile.write_text("x")
+    r = parse_cmd(parse_bin, "--symfs", root, "--archive", afile, slp)
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr == f"parse: --archive: {afile}: Not a directory\n"
+    # A file size limit (as a full disk): the copy fails, nothing half
+    # written stays.
+    arch = tmp_path / "arch"
+    r = parse_cmd(parse_bin, "--symfs", root, "--archive", arch, slp,
+                  preexec_fn=no_big_files)
+    assert r.returncode == 1, r
+    assert r.stderr == (f"parse: --archive: {arch}/.build-id/{bid[:2]}/"
+                        f"{bid[2:]}: File too large\n")
+    assert [p.name for p in (arch / ".build-id" / bid[:2]).iterdir()] == []
+    for bad in (["--by", "dso"], ["--format", "csv"], ["--sqlite", "x.db"]):
+        r = parse_cmd(parse_bin, "--archive", arch, *bad, slp)
+        assert r.returncode == 2 and "exclude each other" in r.stderr, r
+    r = parse_cmd(parse_bin, "--buildid-dir", afile, slp)
+    assert r.returncode == 2
+    assert r.stderr == f"parse: --buildid-dir: {afile}: not a directory\n"
