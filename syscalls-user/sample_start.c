@@ -25,6 +25,8 @@
 #include "die.h"
 #include "lockdown.h"
 #include "session_stats.h"
+#include "private_file.h"
+#include "perf_maps.h"
 #define DEFAULT_PATH "/var/log/samples"
 
 static const char usage_text[] =
@@ -40,7 +42,9 @@ static const char usage_text[] =
 	"exits, printing its statistics on standard error as sample_stop\n"
 	"prints them; CMD gets Ctrl-C and Ctrl-\\, and the session still stops.\n"
 	"It also copies /proc/kallsyms to PATH.kallsyms, for parse to name\n"
-	"kernel addresses (a failure there is a warning, not an error).\n"
+	"kernel addresses (a failure there is a warning, not an error), and\n"
+	"notes PATH in " SESSION_NOTE ": when the session stops, the perf\n"
+	"maps of its JITs (/tmp/perf-PID.map) are copied to PATH.perf-PID.map.\n"
 	"\n"
 	"Both files are created with mode 0600. An existing file is reused\n"
 	"(truncated) only if it is a regular file owned by you, with one link\n"
@@ -260,17 +264,6 @@ static const char *option_value(int argc, char **argv, int *i,
 	return argv[++*i];
 }
 
-static void warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": warning: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 /* Is there a non-zero address in this chunk of /proc/kallsyms? */
 static int has_address(const char *buf, size_t n, int *at_line_start)
 {
@@ -337,41 +330,6 @@ static const char *broken_rule(const char *path, char *why, size_t n)
 }
 
 /*
- * Open path for writing, as the kernel opens the session file: created
- * afresh with mode 0600 (never through a symlink), or an existing regular
- * file that is private to us (our own, one link, no group or other
- * access), truncated. The existing file is looked up with O_PATH and
- * checked before it is opened, so a FIFO or device is never opened.
- */
-static int open_private(const char *path)
-{
-	char proc[64];
-	struct stat st;
-	int p, fd;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd >= 0 || errno != EEXIST)
-		return fd;
-	p = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (p < 0)
-		return -1;
-	if (fstat(p, &st)) {
-		fd = -1;
-	} else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-		   st.st_nlink != 1 || (st.st_mode & 077)) {
-		errno = S_ISLNK(st.st_mode) ? ELOOP :
-			S_ISREG(st.st_mode) ? EACCES : EINVAL;
-		fd = -1;
-	} else {
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p);
-		fd = open(proc, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	}
-	close(p);
-	return fd;
-}
-
-/*
  * Copy in (/proc/kallsyms) to out; *nonzero tells whether any address was
  * not zero. 0, or -1 with errno and *reading set if reading failed.
  */
@@ -390,15 +348,8 @@ static int copy_kallsyms(int in, int out, int *nonzero, int *reading)
 			return -1;
 		if (!*nonzero)
 			*nonzero = has_address(buf, (size_t)n, &line_start);
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return -1;
-			off += w;
-		}
+		if (write_all(out, buf, (size_t)n))
+			return -1;
 	}
 	return 0;
 }
@@ -514,7 +465,7 @@ static void stop_and_die(const char *what, int err)
  * print its statistics on standard error. Returns the exit status (see
  * usage_text). Ctrl-C and Ctrl-\ are CMD's: ignored here while it runs.
  */
-static int run_command(char **cmd)
+static int run_command(const char *path, char **cmd)
 {
 	struct sample_stats stats;
 	struct summary sum;
@@ -539,6 +490,8 @@ static int run_command(char **cmd)
 	sleepy_stats_init(&stats);
 	if (sleepy_sample_stop(&stats))
 		die(1, "stopping the session: %s", strerror(errno));
+	free(take_session_note());
+	copy_perf_maps(path);
 	sum = print_stats(stderr, &stats, false);
 	if (session_problem(&stats, &sum, why, sizeof(why)))
 		die(1, "%s", why);
@@ -609,7 +562,8 @@ int main(int argc, char **argv)
 
 	if (sleepy_sample_start(path, &cfg) == 0) {
 		save_kallsyms(path);
-		return cmd ? run_command(cmd) : 0;
+		note_session(path);
+		return cmd ? run_command(path, cmd) : 0;
 	}
 
 	refused(path, &cfg, buffers, size);

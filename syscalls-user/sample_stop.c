@@ -7,6 +7,7 @@
  * the session had write errors or its sample accounting does not add up
  * (the statistics are printed first in the last two cases); 2 usage.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -21,13 +22,17 @@
 #define PROG "sample_stop"
 #include "die.h"
 #include "session_stats.h"
+#include "private_file.h"
+#include "perf_maps.h"
 
 static const char usage_text[] =
 	"usage: sample_stop [--json]\n"
 	"\n"
 	"Stop the active sleepy sampling session, which flushes the remaining\n"
 	"samples and a STATS record to the session file, and print the\n"
-	"session's statistics.\n"
+	"session's statistics. The perf maps of its processes' JITs\n"
+	"(/tmp/perf-PID.map) are copied next to the session file as\n"
+	"FILE.perf-PID.map, for parse.\n"
 	"\n"
 	"  --json      print the statistics as one JSON object\n"
 	"  -h, --help  this text\n"
@@ -37,6 +42,18 @@ static const char usage_text[] =
 	"CPU's own figures (parse shows them). Exit status: 0 stopped; 1 no\n"
 	"session was active, the call failed, the session had write errors or\n"
 	"the accounting does not add up; 2 usage.\n";
+
+/* The perf maps of the session's processes, next to its file. */
+static void copy_maps(void)
+{
+	char *path = take_session_note();
+	int n = path ? copy_perf_maps(path) : 0;
+
+	if (n)
+		fprintf(stderr, PROG ": copied %d perf map%s next to %s\n", n,
+			n == 1 ? "" : "s", path);
+	free(path);
+}
 
 int main(int argc, char **argv)
 {
@@ -73,6 +90,7 @@ int main(int argc, char **argv)
 		}
 	}
 
+	copy_maps();
 	sum = print_stats(stdout, &stats, json);
 	if (session_problem(&stats, &sum, why, sizeof(why)))
 		die(1, "%s", why);
