@@ -185,6 +185,7 @@ static void load_symbols(struct state *st)
 			    o->sqlite || o->annotate))
 		die_nomem();
 	st->sym.buildid_dir = o->buildid_dir;
+	st->sym.jit.session = strcmp(o->file, "-") ? o->file : NULL;
 	st->buildid_dirs[0] = o->buildid_dir;
 	debuginfo_set_dirs(st->buildid_dirs);
 }

@@ -50,6 +50,7 @@ int maps_add(struct maps *m, const struct sleepy_mmap *rec,
 		return -1;
 	e->build_id_len = rec->build_id_len;
 	memcpy(e->build_id, rec->build_id, rec->build_id_len);
+	e->anon = rec->flags & SLEEPY_MMAP_F_ANON;
 	m->n++;
 	return 0;
 }

@@ -11,6 +11,7 @@
 #ifndef SLEEPY_PARSE_MAPS_H
 #define SLEEPY_PARSE_MAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,7 @@ struct map {
 	uint32_t path;		/* strtab id of the recorded path */
 	uint8_t build_id_len;
 	uint8_t build_id[SLEEPY_BUILD_ID_MAX];
+	bool anon;		/* anonymous memory (a JIT's): no file */
 	int state;		/* symbolizer's: 0 unchecked, else a reason+1 */
 	struct dso *dso;	/* symbolizer's */
 };

@@ -522,6 +522,7 @@ void sleepy_get_mmap(const struct sleepy_record *rec, struct sleepy_mmap *m)
 	m->pgoff = raw.pgoff;
 	m->time_ns = raw.time_ns;
 	m->build_id_len = raw.build_id_len;
+	m->flags = raw.flags;
 	m->build_id = rec->data + offsetof(struct sleepy_rec_mmap, build_id);
 	m->path = (const char *)rec->data + sizeof(raw);
 	m->path_len = raw.path_len;

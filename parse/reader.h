@@ -164,6 +164,7 @@ struct sleepy_mmap {
 	uint64_t pgoff;
 	uint64_t time_ns;
 	uint8_t build_id_len;
+	uint8_t flags;			/* SLEEPY_MMAP_F_* */
 	const uint8_t *build_id;	/* build_id_len bytes */
 	const char *path;
 	size_t path_len;

@@ -41,6 +41,7 @@ int symbolizer_init(struct symbolizer *s, struct strtab *names,
 	s->maps = maps;
 	s->ksyms = ksyms;
 	s->symfs = symfs;
+	s->jit.symfs = symfs;
 	s->lines = lines;
 	s->memo_mask = 1023;
 	s->memo = calloc(s->memo_mask + 1, sizeof(*s->memo));
@@ -61,6 +62,7 @@ void symbolizer_free(struct symbolizer *s)
 			free(s->dsos[i]);
 		}
 	}
+	perfmaps_free(&s->jit);
 	free(s->dsos);
 	free(s->memo);
 	memset(s, 0, sizeof(*s));
@@ -241,6 +243,31 @@ static int resolve_kernel(struct symbolizer *s, uint64_t ip,
 	return 0;
 }
 
+/* An IP in anonymous executable memory: named by the process's perf map
+ * (perfmap.h), dso "perf-PID.map". */
+static int resolve_jit(struct symbolizer *s, const struct map *m,
+		       uint64_t ip, struct symres *r)
+{
+	struct perfmap *map = perfmap_get(&s->jit, m->pid, s->names);
+	const struct perfmap_sym *f;
+
+	if (!map)
+		return -1;
+	r->dso = map->dso;
+	r->offset = ip;
+	r->vaddr = ip;
+	f = map->found ? perfmap_lookup(map, ip) : NULL;
+	if (!f)
+		return unresolved(s, r, map->found ? REASON_NO_SYMBOL :
+				  REASON_FILE_MISSING,
+				  strtab_get(s->names, map->dso), ip);
+	r->kind = KIND_SYMBOL;
+	r->reason = REASON_NONE;
+	r->sym = f->name;
+	r->sym_start = f->start;
+	return 0;
+}
+
 static int resolve_user(struct symbolizer *s, uint32_t appid, uint64_t ip,
 			struct symres *r)
 {
@@ -256,6 +283,8 @@ static int resolve_user(struct symbolizer *s, uint32_t appid, uint64_t ip,
 		r->offset = ip;
 		return unresolved(s, r, REASON_NO_MAPPING, "[unknown]", ip);
 	}
+	if (m->anon)
+		return resolve_jit(s, m, ip, r);
 	path = strtab_get(s->names, m->path);
 	base = base_name(path);
 	r->dso = m->path ? m->path : s->unknown_dso;

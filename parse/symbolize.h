@@ -16,6 +16,7 @@
 #include "dso.h"
 #include "ksyms.h"
 #include "maps.h"
+#include "perfmap.h"
 #include "strtab.h"
 
 #define KERNEL_IP_MIN 0xffff800000000000ull
@@ -46,6 +47,7 @@ struct symbolizer {
 	struct ksyms *ksyms;
 	const char *symfs;
 	const char *buildid_dir;	/* --buildid-dir, or NULL */
+	struct perfmaps jit;		/* anonymous code: perf maps */
 	bool lines;			/* look up source lines */
 	struct dso **dsos;		/* by strtab id of the path (sparse) */
 	size_t ndsos;

@@ -44,6 +44,7 @@ USER_STOPS = ("user_stop_depth", "user_stop_not_present",
               "user_stop_unmapped", "user_stop_not_up")
 ORIGIN_RUNNING, ORIGIN_FORK, ORIGIN_EXEC, ORIGIN_TICK = 0, 1, 2, 3
 APPID_F_KTHREAD, APPID_F_IDLE = 0x1, 0x2
+MMAP_F_ANON, MMAP_F_MPROTECT = 0x1, 0x2
 NO_PARENT = 0xFFFFFFFF
 BUILD_ID_MAX = 20
 
@@ -65,7 +66,7 @@ CHAIN_SIZE = CHAIN.size                             # 16
 APPID = struct.Struct("<HHIIIIBBHHHQ")
 APPID_SIZE = APPID.size                             # 36
 # struct sleepy_rec_mmap: hdr, appid, pid, start, len, pgoff, time_ns,
-# build_id_len, build_id, reserved, path_len
+# build_id_len, build_id, flags (SLEEPY_MMAP_F_*), path_len
 MMAP = struct.Struct("<HHIIQQQQB20sBH")
 MMAP_SIZE = MMAP.size                               # 68
 # struct sample_stats (natural alignment, no padding): 176 bytes (version
@@ -190,13 +191,14 @@ def appid_record(appid, name, *, instance=0, pid=0, path="",
 
 
 def mmap_record(appid, start, length, *, pid=0, pgoff=0, time_ns=0,
-                build_id=b"", path="", size=None):
-    """An MMAP record (an executable file mapping)."""
+                build_id=b"", path="", size=None, flags=0):
+    """An MMAP record (an executable mapping: a file's, or anonymous with
+    flags MMAP_F_ANON)."""
     path_b = _cstr(path)
     n = MMAP_SIZE + len(path_b) + 1
     return MMAP.pack(REC_MMAP, n if size is None else size, appid, pid,
                      start, length, pgoff, time_ns, len(build_id),
-                     build_id.ljust(BUILD_ID_MAX, b"\0"), 0,
+                     build_id.ljust(BUILD_ID_MAX, b"\0"), flags,
                      len(path_b)) + path_b + b"\0"
 
 

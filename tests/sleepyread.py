@@ -69,12 +69,12 @@ def read(path):
                                    pid=pid, parent=parent, origin=origin,
                                    flags=flags, path=path, time_ns=t)
         elif rtype == sf.REC_MMAP:
-            (_, _, appid, pid, start, length, pgoff, t, idlen, bid, _,
+            (_, _, appid, pid, start, length, pgoff, t, idlen, bid, flags,
              plen) = sf.MMAP.unpack_from(data, off)
             p = off + sf.MMAP_SIZE
             s.mmaps.append(dict(appid=appid, pid=pid, start=start,
                                 len=length, pgoff=pgoff, time_ns=t,
-                                build_id=bid[:idlen].hex(),
+                                build_id=bid[:idlen].hex(), flags=flags,
                                 path=data[p:p + plen].decode()))
         elif rtype == sf.REC_CPU_STATS and header["version"] >= 2:
             want = sf.CPU_STATS_SIZE_V2 if header["version"] == 2 else \
