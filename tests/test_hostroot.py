@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+import sleepyfile as sf
+import sleepyread
 from conftest import BUILD, boot_scenarios, run, scenario_ok
 
 pytestmark = pytest.mark.vm
@@ -75,6 +77,43 @@ scenario xz <<'EOF'
 head -c 3000000 /usr/bin/python3.11 > /tmp/data
 sample_start -o /tmp/xz.slp -- xz -9 -k -T1 /tmp/data 2> $S/xz.stats || exit 10
 cp /tmp/xz.slp /tmp/xz.slp.kallsyms $S/
+EOF
+# A JIT of our own (tests/progs/jit.c): code made executable by mprotect()
+# and code mapped read-write-execute, named in its /tmp/perf-PID.map.
+scenario jit <<'EOF'
+sample_start -o /tmp/jit.slp -- jit 100000000 > $S/jit.out 2> $S/jit.stats \
+    || exit 10
+cp /tmp/jit.slp /tmp/jit.slp.perf-*.map $S/
+EOF
+# The same JIT running before the session starts: its mappings come from
+# sample_start's scan, and its map (written before the session) is copied
+# by sample_stop because the process still runs.
+scenario jit-running <<'EOF'
+rm -f /tmp/go
+jit --wait /tmp/go 100000000 > /tmp/jitr.out &
+while ! grep -q jit_rwx /tmp/jitr.out 2>/dev/null; do sleep 0.1; done
+sample_start -o /tmp/jitr.slp || exit 10
+touch /tmp/go
+while ! grep -q ran /tmp/jitr.out; do sleep 0.1; done
+sample_stop > /dev/null 2> $S/jitr.stop || exit 11
+rm /tmp/go; wait
+cp /tmp/jitr.out /tmp/jitr.slp /tmp/jitr.slp.perf-*.map $S/
+EOF
+# Node.js, as the host has it, with V8's perf map.
+scenario node <<'EOF'
+cat > /tmp/hot.js <<'JS'
+function hotLoop(n) {
+  let s = 0;
+  for (let i = 0; i < n; i++) s = (s + i * i) % 1000003;
+  return s;
+}
+let t = 0;
+for (let k = 0; k < 20; k++) t += hotLoop(2000000);
+console.log(t);
+JS
+sample_start -o /tmp/node.slp -- node --perf-basic-prof /tmp/hot.js \
+    > $S/node.out 2> $S/node.stats || exit 10
+cp /tmp/node.slp /tmp/node.slp.perf-*.map $S/
 EOF
 # CMD fails: its status and the statistics still come back.
 scenario fails <<'EOF'
@@ -286,3 +325,74 @@ def test_one_command_form_with_a_failing_or_missing_command(hostroot):
     nf = (hostroot / "notfound.err").read_text()
     assert nf.startswith("sample_start: no-such-program: "), nf
     assert "accounting: exact" in nf
+
+
+def jit_funcs(out):
+    """jit's "NAME START SIZE" lines: {name: (start, size)}."""
+    return {f[0]: (int(f[1], 16), int(f[2], 16))
+            for f in (line.split() for line in out.splitlines())
+            if len(f) == 3}
+
+
+def jit_pid(out):
+    return int(out.split()[1])
+
+
+def check_jit_session(share, name, parse_bin, flags):
+    out = (share / f"{name}.out").read_text()
+    funcs, pid = jit_funcs(out), jit_pid(out)
+    s = sleepyread.read(share / f"{name}.slp")
+    # The kernel recorded both code pages as anonymous executable memory.
+    anon = {m["start"]: m for m in s.mmaps
+            if m["pid"] == pid and m["flags"] & sf.MMAP_F_ANON}
+    for fname, (start, _) in funcs.items():
+        m = anon.get(start)
+        assert m and m["len"] == 4096 and m["path"] == "", (fname, anon)
+        assert m["flags"] == flags[fname], (fname, m)
+    # The map sample_stop copied is the program's own.
+    side = share / f"{name}.slp.perf-{pid}.map"
+    assert side.read_text() == "".join(
+        f"{a:x} {n:x} {f}\n" for f, (a, n) in funcs.items())
+    r = run(parse_bin, share / f"{name}.slp", "--pid", pid, "--by",
+            "dso,symbol", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    rows = {x["symbol"]: x for x in csv_rows(r.stdout)}
+    # Each loop does the same work: each takes about half of the samples.
+    for fname in funcs:
+        assert rows[fname]["dso"] == f"perf-{pid}.map", rows
+        assert 40 < float(rows[fname]["percent"]) < 60, rows
+    return s
+
+
+def test_jit_code_is_recorded_and_named_by_its_perf_map(hostroot, parse_bin):
+    scenario_ok(hostroot, "jit")
+    check_jit_session(hostroot, "jit", parse_bin, {
+        "jit_mprotected": sf.MMAP_F_ANON | sf.MMAP_F_MPROTECT,
+        "jit_rwx": sf.MMAP_F_ANON})
+
+
+def test_a_jit_running_at_start_is_scanned_and_its_map_copied(hostroot,
+                                                              parse_bin):
+    scenario_ok(hostroot, "jit-running")
+    # From the scan: whole mappings, as mapped, no mprotect flag.
+    check_jit_session(hostroot, "jitr", parse_bin, {
+        "jit_mprotected": sf.MMAP_F_ANON, "jit_rwx": sf.MMAP_F_ANON})
+    assert "copied 1 perf map next to /tmp/jitr.slp" in \
+        (hostroot / "jitr.stop").read_text()
+
+
+def test_node_hot_function_leads_by_its_v8_name(hostroot, parse_bin):
+    scenario_ok(hostroot, "node")
+    assert "accounting: exact" in (hostroot / "node.stats").read_text()
+    r = run(parse_bin, hostroot / "node.slp", "--app", "node", "--by",
+            "dso,symbol", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    rows = csv_rows(r.stdout)
+    top = rows[0]
+    pid = int(top["dso"].removeprefix("perf-").removesuffix(".map"))
+    names = [line.split(" ", 2)[2] for line in
+             (hostroot / f"node.slp.perf-{pid}.map").read_text().splitlines()]
+    # The name V8 wrote for the optimized hotLoop, e.g.
+    # "JS:*hotLoop /tmp/hot.js:1:19".
+    assert top["symbol"] in names and "hotLoop" in top["symbol"], rows[:5]
+    assert float(top["percent"]) > 50, rows[:5]
