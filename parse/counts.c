@@ -40,7 +40,7 @@ int counts_grow(struct count_table *t)
 
 		if (e->count == 0)
 			continue;
-		j = counts_hash(e->ip, e->a, e->b) & bigger.mask;
+		j = counts_hash(e->ip, e->a, e->b, e->c) & bigger.mask;
 		while (bigger.slots[j].count != 0)
 			j = (j + 1) & bigger.mask;
 		bigger.slots[j] = *e;
@@ -60,7 +60,7 @@ int counts_project_ips(const struct count_table *src, struct count_table *dst,
 		if (!e->count)
 			continue;
 		if (counts_add(dst, (ips ? ips[e->ip].ip : e->ip) & m->ip,
-			       e->a & m->a, e->b & m->b, e->count))
+			       e->a & m->a, e->b & m->b, e->c & m->c, e->count))
 			return -1;
 	}
 	return 0;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * counts: sample counts keyed by (ip, a, b), an open-addressing hash table
- * with linear probing. Memory grows with the number of distinct keys only.
- * a packs appid and pid, b packs cpu, mode and time slice (see the
- * COUNTS_* helpers). Reports that need fewer key fields set the others to
+ * counts: sample counts keyed by (ip, a, b, c), an open-addressing hash
+ * table with linear probing. Memory grows with the number of distinct keys
+ * only. a packs appid and pid, b packs cpu, mode and time slice, c is the
+ * tid (see the counts_* helpers). Reports that need fewer key fields set the others to
  * 0 (see counts_project()).
  */
 #ifndef SLEEPY_PARSE_COUNTS_H
@@ -16,6 +16,7 @@ struct count_entry {
 	uint64_t ip;
 	uint64_t a;		/* appid | pid << 32 */
 	uint64_t b;		/* cpu | mode << 16 | slice << 32 */
+	uint64_t c;		/* tid */
 	uint64_t count;		/* 0: the slot is free */
 };
 
@@ -34,11 +35,13 @@ static inline uint64_t counts_b(uint16_t cpu, uint8_t mode, uint32_t slice)
 #define CE_CPU(e)	((uint16_t)(e)->b)
 #define CE_MODE(e)	((uint8_t)((e)->b >> 16))
 #define CE_SLICE(e)	((uint32_t)((e)->b >> 32))
+#define CE_TID(e)	((uint32_t)(e)->c)
 #define MASK_APPID	0xffffffffull
 #define MASK_PID	0xffffffff00000000ull
 #define MASK_CPU	0xffffull
 #define MASK_MODE	0xff0000ull
 #define MASK_SLICE	0xffffffff00000000ull
+#define MASK_TID	0xffffffffull
 
 struct count_table {
 	struct count_entry *slots;
@@ -52,11 +55,13 @@ void counts_free(struct count_table *t);
 int counts_grow(struct count_table *t);
 
 /* The 64-bit hash of a key; its low bits pick the slot. */
-static inline uint64_t counts_hash(uint64_t ip, uint64_t a, uint64_t b)
+static inline uint64_t counts_hash(uint64_t ip, uint64_t a, uint64_t b,
+				   uint64_t c)
 {
-	/* A multiplicative mix: ip's low bits vary most, a's and b's all. */
+	/* A multiplicative mix: ip's low bits vary most, a's, b's, c's all. */
 	uint64_t h = (ip ^ a * 0x9e3779b97f4a7c15ull ^
-		      b * 0xd6e8feb86659fd93ull) * 0xbf58476d1ce4e5b9ull;
+		      b * 0xd6e8feb86659fd93ull ^ c * 0x94d049bb133111ebull) *
+		     0xbf58476d1ce4e5b9ull;
 
 	return h ^ h >> 32;
 }
@@ -74,8 +79,8 @@ static inline void counts_prefetch(const struct count_table *t, uint64_t hash)
  * memory.
  */
 static inline int counts_add_hashed(struct count_table *t, uint64_t ip,
-				    uint64_t a, uint64_t b, uint64_t hash,
-				    uint64_t n)
+				    uint64_t a, uint64_t b, uint64_t c,
+				    uint64_t hash, uint64_t n)
 {
 	size_t i = hash & t->mask;
 
@@ -84,7 +89,7 @@ static inline int counts_add_hashed(struct count_table *t, uint64_t ip,
 
 		if (e->count == 0)
 			break;
-		if (e->ip == ip && e->a == a && e->b == b) {
+		if (e->ip == ip && e->a == a && e->b == b && e->c == c) {
 			e->count += n;
 			return 0;
 		}
@@ -101,33 +106,34 @@ static inline int counts_add_hashed(struct count_table *t, uint64_t ip,
 	t->slots[i].ip = ip;
 	t->slots[i].a = a;
 	t->slots[i].b = b;
+	t->slots[i].c = c;
 	t->slots[i].count = n;
 	t->used++;
 	return 0;
 }
 
-/* The entry of (ip, a, b), or NULL if it has none. */
+/* The entry of (ip, a, b, c), or NULL if it has none. */
 static inline struct count_entry *counts_find(const struct count_table *t,
 					      uint64_t ip, uint64_t a,
-					      uint64_t b)
+					      uint64_t b, uint64_t c)
 {
-	size_t i = counts_hash(ip, a, b) & t->mask;
+	size_t i = counts_hash(ip, a, b, c) & t->mask;
 
 	for (;; i = (i + 1) & t->mask) {
 		struct count_entry *e = &t->slots[i];
 
 		if (e->count == 0)
 			return NULL;
-		if (e->ip == ip && e->a == a && e->b == b)
+		if (e->ip == ip && e->a == a && e->b == b && e->c == c)
 			return e;
 	}
 }
 
-/* Add n samples to (ip, a, b). Returns 0, or -1 when out of memory. */
+/* Add n samples to (ip, a, b, c). Returns 0, or -1 when out of memory. */
 static inline int counts_add(struct count_table *t, uint64_t ip, uint64_t a,
-			     uint64_t b, uint64_t n)
+			     uint64_t b, uint64_t c, uint64_t n)
 {
-	return counts_add_hashed(t, ip, a, b, counts_hash(ip, a, b), n);
+	return counts_add_hashed(t, ip, a, b, c, counts_hash(ip, a, b, c), n);
 }
 
 /*
@@ -142,7 +148,7 @@ struct counts_pipe {
 	unsigned int head;	/* next position to fill */
 	unsigned int n;		/* keys waiting */
 	struct {
-		uint64_t ip, a, b;
+		uint64_t ip, a, b, c;
 		uint64_t hash;
 	} q[COUNTS_PIPE];
 };
@@ -155,19 +161,20 @@ static inline void counts_pipe_init(struct counts_pipe *p,
 	p->n = 0;
 }
 
-/* Add one sample of (ip, a, b), perhaps later. Returns 0 or -1. Always
+/* Add one sample of (ip, a, b, c), perhaps later. Returns 0 or -1. Always
  * inlined: it is the hot path of the pass over the file. */
 static inline __attribute__((always_inline)) int
-counts_pipe_add(struct counts_pipe *p, uint64_t ip, uint64_t a, uint64_t b)
+counts_pipe_add(struct counts_pipe *p, uint64_t ip, uint64_t a, uint64_t b,
+		uint64_t c)
 {
-	const uint64_t hash = counts_hash(ip, a, b);
+	const uint64_t hash = counts_hash(ip, a, b, c);
 	unsigned int h = p->head;
 
 	counts_prefetch(p->t, hash);
 	if (p->n == COUNTS_PIPE) {
 		/* Full: the oldest key is at head. */
 		if (counts_add_hashed(p->t, p->q[h].ip, p->q[h].a,
-				      p->q[h].b, p->q[h].hash, 1))
+				      p->q[h].b, p->q[h].c, p->q[h].hash, 1))
 			return -1;
 	} else {
 		p->n++;
@@ -175,6 +182,7 @@ counts_pipe_add(struct counts_pipe *p, uint64_t ip, uint64_t a, uint64_t b)
 	p->q[h].ip = ip;
 	p->q[h].a = a;
 	p->q[h].b = b;
+	p->q[h].c = c;
 	p->q[h].hash = hash;
 	p->head = (h + 1) & (COUNTS_PIPE - 1);
 	return 0;
@@ -187,7 +195,7 @@ static inline int counts_pipe_flush(struct counts_pipe *p)
 		unsigned int i = (p->head - p->n) & (COUNTS_PIPE - 1);
 
 		if (counts_add_hashed(p->t, p->q[i].ip, p->q[i].a,
-				      p->q[i].b, p->q[i].hash, 1))
+				      p->q[i].b, p->q[i].c, p->q[i].hash, 1))
 			return -1;
 	}
 	return 0;
@@ -195,7 +203,7 @@ static inline int counts_pipe_flush(struct counts_pipe *p)
 
 /* Which key fields to keep: each field is and-ed with its mask. */
 struct count_mask {
-	uint64_t ip, a, b;
+	uint64_t ip, a, b, c;
 };
 
 /*

@@ -51,11 +51,12 @@ static const char *line_short(const char *line)
 static int get_key(const struct field *f, struct report *rep, struct row *r,
 		   const struct count_entry *e)
 {
-	const uint64_t words[] = { e->ip, e->a, e->b };
-	const uint64_t masks[] = { f->need.ip, f->need.a, f->need.b };
+	const uint64_t words[] = { e->ip, e->a, e->b, e->c };
+	const uint64_t masks[] = { f->need.ip, f->need.a, f->need.b,
+				   f->need.c };
 
 	(void)rep;
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		if (masks[i]) {
 			ROW_KEY(r, f) = (words[i] & masks[i]) >>
 				__builtin_ctzll(masks[i]);
@@ -301,6 +302,14 @@ const struct field fields[NR_FIELDS] = {
 		.extract = get_key, .order = order_num,
 		.cell = cell_mode, .value = value_cell, .unset = unset_mode,
 	},
+	[F_TID] = {
+		.name = "tid", .head = "tid", .title = "thread",
+		.align = ALIGN_NUMBER,
+		.need = { 0, 0, 0, MASK_TID }, .keys = { "tid" },
+		.format = "%" PRIu64,
+		.extract = get_key, .order = order_num,
+		.cell = cell_num, .value = value_num,
+	},
 	[F_CPU] = {
 		.name = "cpu", .head = "cpu", .title = "CPU",
 		.align = ALIGN_NUMBER,
@@ -433,7 +442,7 @@ unsigned int fields_with(unsigned int set, unsigned int flags)
 
 struct count_mask fields_need(unsigned int set)
 {
-	struct count_mask m = { 0, 0, 0 };
+	struct count_mask m = { 0, 0, 0, 0 };
 
 	for (size_t i = 0; i < NR_FIELDS; i++) {
 		if (!(set & FB(i)))
@@ -441,6 +450,7 @@ struct count_mask fields_need(unsigned int set)
 		m.ip |= fields[i].need.ip;
 		m.a |= fields[i].need.a;
 		m.b |= fields[i].need.b;
+		m.c |= fields[i].need.c;
 	}
 	return m;
 }

@@ -33,6 +33,7 @@ enum field_id {
 	F_APP,
 	F_APPID,
 	F_MODE,
+	F_TID,
 	F_CPU,
 	F_EIP,
 	F_DSO,

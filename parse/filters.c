@@ -38,7 +38,7 @@ int filters_apply(const struct options *o, const struct appid_table *appids,
 
 		if (!e->count || !filters_appid_wanted(o, appids, CE_APPID(e)))
 			continue;
-		if (counts_add(&kept, e->ip, e->a, e->b, e->count)) {
+		if (counts_add(&kept, e->ip, e->a, e->b, e->c, e->count)) {
 			counts_free(&kept);
 			return -1;
 		}
@@ -63,6 +63,8 @@ void filters_describe(const struct options *o, char *buf, size_t size)
 		    o->appid_instance);
 	if (o->pid >= 0)
 		ADD("%spid %lld", n ? ", " : "", o->pid);
+	if (o->tid >= 0)
+		ADD("%stid %lld", n ? ", " : "", o->tid);
 	if (o->cpu >= 0)
 		ADD("%scpu %lld", n ? ", " : "", o->cpu);
 	if (o->have_from || o->have_to) {

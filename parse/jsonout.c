@@ -94,6 +94,7 @@ static void json_filters(struct json *j, const struct options *o)
 	json_str(j, "app", o->app);
 	json_str(j, "appid", o->appid ? appid : NULL);
 	json_opt_i64(j, "pid", o->pid, o->pid >= 0);
+	json_opt_i64(j, "tid", o->tid, o->tid >= 0);
 	json_opt_i64(j, "cpu", o->cpu, o->cpu >= 0);
 	json_opt_seconds(j, "from", o->from_ns, o->have_from);
 	json_opt_seconds(j, "to", o->to_ns, o->have_to);

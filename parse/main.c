@@ -125,7 +125,8 @@ static void count_session(struct state *st)
 		rm->ip = UINT64_MAX;
 	m = *rm;
 	if (o->sqlite)
-		m = (struct count_mask){ UINT64_MAX, UINT64_MAX, UINT64_MAX };
+		m = (struct count_mask){ UINT64_MAX, UINT64_MAX, UINT64_MAX,
+					 UINT64_MAX };
 	if (counts_init(&st->counts) || strtab_init(&st->names))
 		die_nomem();
 	if (stacks && (chains_init(&st->chains) || counts_init(&st->stacks)))

@@ -46,6 +46,7 @@ static const char usage_text[] =
 	"                  symbol     per function (with its dso)\n"
 	"                  dso        per executable or library\n"
 	"                  line       per source line (with dso and symbol)\n"
+	"                  tid        per thread\n"
 	"                  cpu, mode  per CPU, per mode\n"
 	"                  e.g. --by appid,symbol or --by app,dso,symbol\n"
 	"  --mode MODE     the samples counted: where the tick found the CPU,\n"
@@ -54,6 +55,7 @@ static const char usage_text[] =
 	"  --app NAME      only appids of this binary name\n"
 	"  --appid NAME#I  only this appid\n"
 	"  --pid N         only samples of this process (thread group id)\n"
+	"  --tid N         only samples of this thread\n"
 	"  --cpu N         only samples taken on this CPU\n"
 	"  --from S, --to S  only samples from S seconds after the session\n"
 	"                  start (inclusive) to S seconds (exclusive)\n"
@@ -104,7 +106,7 @@ static const char usage_text[] =
 	"error, 2 usage error or an invalid file.\n";
 
 /* The --by vocabulary, as --help presents it. */
-static const char by_list[] = "app, appid, eip, appid-eip, symbol, dso, "
+static const char by_list[] = "app, appid, tid, eip, appid-eip, symbol, dso, "
 	"line, cpu, mode, or a comma-separated list";
 
 static const char *const format_names[NR_FORMATS] = {
@@ -118,7 +120,7 @@ enum option_id {
 	OPT_VMLINUX, OPT_SQLITE, OPT_SLICE_MS, OPT_PLOT, OPT_ANNOTATE,
 	OPT_TREE, OPT_INVERTED, OPT_MIN_PERCENT, OPT_CHILDREN,
 	OPT_PPROF,
-	OPT_FLAMEGRAPH, OPT_ARCHIVE, OPT_BUILDID_DIR,
+	OPT_FLAMEGRAPH, OPT_ARCHIVE, OPT_BUILDID_DIR, OPT_TID,
 };
 
 static const struct option options[] = {
@@ -128,6 +130,7 @@ static const struct option options[] = {
 	{ "app", required_argument, NULL, OPT_APP },
 	{ "appid", required_argument, NULL, OPT_APPID },
 	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
@@ -331,6 +334,9 @@ static void set_option(struct options *o, int id, const char *opt,
 	case OPT_PID:
 		o->pid = (long long)number(opt, v, UINT32_MAX);
 		break;
+	case OPT_TID:
+		o->tid = (long long)number(opt, v, UINT32_MAX);
+		break;
 	case OPT_CPU:
 		o->cpu = (long long)number(opt, v, UINT16_MAX);
 		break;
@@ -510,7 +516,7 @@ struct options options_parse(int argc, char **argv)
 {
 	struct options o = {
 		.mode = SLEEPY_MODE_USER, .format = FORMAT_TEXT,
-		.pid = -1, .cpu = -1, .slice_ns = 100000000ull,
+		.pid = -1, .tid = -1, .cpu = -1, .slice_ns = 100000000ull,
 		.min_percent = 0.5,
 	};
 	unsigned int seen = 0;

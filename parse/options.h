@@ -29,7 +29,7 @@ struct options {
 	const char *app;	/* --app */
 	const char *appid;	/* --appid NAME#I: the name */
 	long appid_instance;
-	long long pid, cpu;	/* -1: any */
+	long long pid, tid, cpu;	/* -1: any */
 	bool have_from, have_to;
 	uint64_t from_ns, to_ns;	/* to_ns: UINT64_MAX without --to */
 	size_t top;		/* 0: all rows */

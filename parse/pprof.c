@@ -99,7 +99,7 @@ static uint32_t str(struct pprof *p, const char *s)
 static uint64_t id_find(const struct count_table *t, uint64_t ip, uint64_t a,
 			uint64_t b)
 {
-	const struct count_entry *e = counts_find(t, ip, a, b);
+	const struct count_entry *e = counts_find(t, ip, a, b, 0);
 
 	return e ? e->count : 0;
 }
@@ -107,7 +107,7 @@ static uint64_t id_find(const struct count_table *t, uint64_t ip, uint64_t a,
 static void id_add(struct pprof *p, struct count_table *t, uint64_t ip,
 		   uint64_t a, uint64_t b, uint64_t id)
 {
-	if (counts_add(t, ip, a, b, id))
+	if (counts_add(t, ip, a, b, 0, id))
 		p->nomem = true;
 }
 
@@ -448,7 +448,7 @@ static int aggregate(struct pprof *p, struct sleepy_reader *r)
 		chain = x.flags & SLEEPY_SAMPLE_F_CHAIN ?
 			chains_lookup(src->chains, x.cpu, x.chain) : 0;
 		if (counts_add(&p->samples, x.ip, counts_a(x.appid, x.pid),
-			       chain | (uint64_t)x.tid << 32, 1))
+			       chain | (uint64_t)x.tid << 32, 0, 1))
 			return PPROF_NOMEM;
 	}
 	return rc < 0 ? PPROF_READER : 0;

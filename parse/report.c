@@ -189,7 +189,8 @@ static ssize_t merge(const struct report *rep, struct row *rows, size_t n)
 /* Whether key bits m keep more than n. */
 static bool wider(const struct count_mask *m, const struct count_mask *n)
 {
-	return (m->ip & ~n->ip) || (m->a & ~n->a) || (m->b & ~n->b);
+	return (m->ip & ~n->ip) || (m->a & ~n->a) || (m->b & ~n->b) ||
+	       (m->c & ~n->c);
 }
 
 static int build_rows(struct report *rep, const struct count_entry *entries,

@@ -18,7 +18,7 @@ struct pass {
 	const struct session_out *out;
 	struct session *s;
 	struct counts_pipe pipe;
-	uint64_t am, ipm, bm;	/* the count key bits kept */
+	uint64_t am, ipm, bm, cm;	/* the count key bits kept */
 	bool all;		/* --mode all */
 	unsigned int want;	/* else the mode counted */
 	/* The paper's reports need appid and ip only: the fast path. */
@@ -41,7 +41,7 @@ static int add_stack(struct pass *p, const struct sleepy_sample *x,
 		id = chains_find(p->out->chains, x->cpu, x->chain);
 		p->s->chains_lost += !id;
 	}
-	if (counts_add(p->out->stacks, x->ip, x->appid, id, 1))
+	if (counts_add(p->out->stacks, x->ip, x->appid, id, 0, 1))
 		return -1;
 	if (!p->out->stack_ids)
 		return 0;
@@ -74,7 +74,7 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 	s->selected++;
 	if (p->fast)
 		return counts_pipe_add(&p->pipe, sleepy_sample_ip(rec) & p->ipm,
-				       sleepy_sample_appid(rec) & p->am, 0);
+				       sleepy_sample_appid(rec) & p->am, 0, 0);
 	sleepy_get_sample(rec, &x);
 	if (!session_sample_wanted(o, &x)) {
 		s->selected--;
@@ -89,7 +89,7 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 	return counts_pipe_add(&p->pipe, key & p->ipm,
 			       counts_a(x.appid, x.pid) & p->am,
 			       counts_b(x.cpu, x.mode, (uint32_t)slice) &
-			       p->bm);
+			       p->bm, x.tid & p->cm);
 }
 
 static int on_appid(struct pass *p, const struct sleepy_record *rec)
@@ -194,12 +194,12 @@ int session_read(struct sleepy_reader *r, const struct options *o,
 {
 	struct pass p = {
 		.o = o, .out = out, .s = s,
-		.am = m->a, .ipm = m->ip, .bm = m->b,
+		.am = m->a, .ipm = m->ip, .bm = m->b, .cm = m->c,
 		.all = o->mode == MODE_ALL,
 		.want = o->mode == MODE_ALL ? 0 : (unsigned int)o->mode,
-		.fast = o->pid < 0 && o->cpu < 0 && !o->have_from &&
-			!o->have_to && m->b == 0 && (m->a & MASK_PID) == 0 &&
-			!out->stacks,
+		.fast = o->pid < 0 && o->tid < 0 && o->cpu < 0 &&
+			!o->have_from && !o->have_to && m->b == 0 &&
+			m->c == 0 && (m->a & MASK_PID) == 0 && !out->stacks,
 	};
 	struct sleepy_record rec;
 	int rc;

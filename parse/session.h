@@ -67,6 +67,7 @@ static inline bool session_sample_wanted(const struct options *o,
 					 const struct sleepy_sample *x)
 {
 	return (o->pid < 0 || x->pid == o->pid) &&
+	       (o->tid < 0 || x->tid == o->tid) &&
 	       (o->cpu < 0 || x->cpu == o->cpu) &&
 	       x->time_ns >= o->from_ns && x->time_ns < o->to_ns;
 }

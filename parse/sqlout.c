@@ -37,7 +37,7 @@ static const char schema[] =
 	"  start INTEGER, len INTEGER, pgoff INTEGER, time_ns INTEGER,\n"
 	"  build_id TEXT, path TEXT);\n"
 	"CREATE TABLE samples (\n"
-	"  appid INTEGER, pid INTEGER, cpu INTEGER, mode TEXT,\n"
+	"  appid INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, mode TEXT,\n"
 	"  eip INTEGER, slice INTEGER, samples INTEGER, stack INTEGER);\n"
 	"CREATE TABLE symbols (\n"
 	"  appid INTEGER, eip INTEGER, dso TEXT, symbol TEXT, kind TEXT,\n"
@@ -59,8 +59,8 @@ static const char indexes[] =
 	"CREATE INDEX appids_name ON appids (name, instance);\n"
 	"CREATE INDEX mappings_appid ON mappings (appid, start);\n"
 	"CREATE VIEW samples_sym AS\n"
-	"  SELECT s.appid, s.pid, s.cpu, s.mode, s.eip, s.slice, s.samples,\n"
-	"         s.stack,\n"
+	"  SELECT s.appid, s.pid, s.tid, s.cpu, s.mode, s.eip, s.slice,\n"
+	"         s.samples, s.stack,\n"
 	"         COALESCE(a.name, '?appid=' || s.appid) AS app,\n"
 	"         a.instance, y.dso, y.symbol, y.kind, y.reason, y.line\n"
 	"  FROM samples s JOIN symbols y USING (appid, eip)\n"
@@ -355,7 +355,7 @@ static int write_samples(struct db *d, const struct sqlite_in *in, bool *used)
 
 	if (!v)
 		return nomem(d);
-	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?)", &st) ||
+	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?)", &st) ||
 	    prepare(d, "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?)", &sy))
 		goto out;
 	for (size_t i = 0; i < in->counts->used; i++) {
@@ -364,12 +364,13 @@ static int write_samples(struct db *d, const struct sqlite_in *in, bool *used)
 
 		i64(st, 1, appid);
 		i64(st, 2, CE_PID(e));
-		i64(st, 3, CE_CPU(e));
-		text(st, 4, mode_label(CE_MODE(e)));
-		i64(st, 5, v[i].eip);
-		i64(st, 6, CE_SLICE(e));
-		i64(st, 7, e->count);
-		i64(st, 8, e->ip);
+		i64(st, 3, CE_TID(e));
+		i64(st, 4, CE_CPU(e));
+		text(st, 5, mode_label(CE_MODE(e)));
+		i64(st, 6, v[i].eip);
+		i64(st, 7, CE_SLICE(e));
+		i64(st, 8, e->count);
+		i64(st, 9, e->ip);
 		if (step(d, st))
 			goto out;
 		if ((i == 0 || CE_APPID(&v[i - 1].e) != appid ||

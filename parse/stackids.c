@@ -20,7 +20,7 @@ void stackids_free(struct stack_ids *s)
 int64_t stackids_intern(struct stack_ids *s, uint64_t ip, uint32_t appid,
 			uint32_t chain)
 {
-	const struct count_entry *e = counts_find(&s->map, ip, appid, chain);
+	const struct count_entry *e = counts_find(&s->map, ip, appid, chain, 0);
 	struct count_entry *v;
 
 	if (e)
@@ -34,8 +34,8 @@ int64_t stackids_intern(struct stack_ids *s, uint64_t ip, uint32_t appid,
 		s->v = v;
 		s->cap = cap;
 	}
-	if (counts_add(&s->map, ip, appid, chain, s->n + 1))
+	if (counts_add(&s->map, ip, appid, chain, 0, s->n + 1))
 		return -1;
-	s->v[s->n] = (struct count_entry){ ip, appid, chain, 0 };
+	s->v[s->n] = (struct count_entry){ ip, appid, chain, 0, 0 };
 	return (int64_t)s->n++;
 }

@@ -35,18 +35,27 @@
 
 #define SESSION_NOTE "/run/sleepy-session"
 
-/* sample_start: note the running session's file for the stop. */
+/* sample_start: note the running session's file (as an absolute path,
+ * as the kernel opened it from our folder) for the stop. */
 __attribute__((unused))
 static void note_session(const char *path)
 {
-	char *abs = realpath(path, NULL);
-	int fd = abs ? open_private(SESSION_NOTE) : -1;
+	char abs[PATH_MAX], cwd[PATH_MAX];
+	int fd = -1, n = -1;
 
+	if (path[0] == '/')
+		n = snprintf(abs, sizeof(abs), "%s", path);
+	else if (getcwd(cwd, sizeof(cwd)))
+		n = snprintf(abs, sizeof(abs), "%.*s/%s", PATH_MAX / 2, cwd,
+			     path);
+	if (n > 0 && (size_t)n < sizeof(abs))
+		fd = open_private(SESSION_NOTE);
+	else
+		errno = ENAMETOOLONG;
 	if (fd < 0 || write_all(fd, abs, strlen(abs)) || close(fd))
 		warn("cannot note the session file for sample_stop (perf maps "
-		     "will not be copied): %s: %s", abs ? SESSION_NOTE : path,
+		     "will not be copied): %s: %s", SESSION_NOTE,
 		     strerror(errno));
-	free(abs);
 }
 
 /* The noted session file's path (malloc'd), the note removed; NULL if

@@ -32,7 +32,7 @@ APPIDS = {
     4: ("btree", 0, 103),
     5: ("[idle]", 0, 0),
 }
-S = collections.namedtuple("S", "appid pid cpu mode ip time_ns")
+S = collections.namedtuple("S", "appid pid tid cpu mode ip time_ns")
 
 
 def make_samples():
@@ -48,7 +48,10 @@ def make_samples():
                               [sf.MODE_IRQ])
         ip = (0x400000 + 16 * rng.randrange(12) if mode == sf.MODE_USER
               else 0xffffffff81000000 + 16 * rng.randrange(6))
-        out.append(S(a, pid, rng.randrange(3), mode, ip, i * 1_000_000))
+        # Three threads a process (the idle task's tid is 0).
+        tid = pid + i % 3 if pid else 0
+        out.append(S(a, pid, tid, rng.randrange(3), mode, ip,
+                     i * 1_000_000))
     return out
 
 
@@ -63,7 +66,7 @@ def session_file(tmp_path_factory):
             f.appid(a, name, instance=inst, pid=pid)
     for s in SAMPLES:
         f.sample(s.appid, s.ip, mode=s.mode, cpu=s.cpu, pid=s.pid,
-                 tid=s.pid, time_ns=s.time_ns,
+                 tid=s.tid, time_ns=s.time_ns,
                  user_ip=0x400000 if s.mode == sf.MODE_KERNEL else None)
     name, inst, pid = APPIDS[4]
     f.appid(4, name, instance=inst, pid=pid)    # after its samples
@@ -78,7 +81,7 @@ def run(parse_bin, *args):
 
 # ---------------------------------------------------------------- model
 
-def select(mode="user", app=None, appid=None, pid=None, cpu=None,
+def select(mode="user", app=None, appid=None, pid=None, tid=None, cpu=None,
            t_from=None, t_to=None):
     out = []
     for s in SAMPLES:
@@ -91,6 +94,8 @@ def select(mode="user", app=None, appid=None, pid=None, cpu=None,
                                   f"{info[0]}#{info[1]}" != appid):
             continue
         if pid is not None and s.pid != pid:
+            continue
+        if tid is not None and s.tid != tid:
             continue
         if cpu is not None and s.cpu != cpu:
             continue
@@ -121,11 +126,12 @@ def expected(fields, mode="user", top=None, **filters):
     for s in rows:
         key = (app_key(fields, s),
                s.mode if "mode" in fields else -1,
+               s.tid if "tid" in fields else -1,
                s.cpu if "cpu" in fields else -1,
                s.ip if "eip" in fields else -1)
         c[key] += 1
     out = []
-    for (ak, m, cpu, ip), n in sorted(c.items(),
+    for (ak, m, tid, cpu, ip), n in sorted(c.items(),
                                       key=lambda kv: (-kv[1], kv[0])):
         row = []
         if ak:
@@ -142,6 +148,8 @@ def expected(fields, mode="user", top=None, **filters):
         else:
             row += ["", "", ""]
         row.append(MODE_NAMES[m] if "mode" in fields else mode)
+        if "tid" in fields:
+            row.append(str(tid))
         if "cpu" in fields:
             row.append(str(cpu))
         if "eip" in fields:
@@ -161,6 +169,8 @@ FILTERS = {
     "appid": (["--appid", "loop#1"], {"appid": "loop#1"}),
     "appid-late-record": (["--appid", "btree#0"], {"appid": "btree#0"}),
     "pid": (["--pid", "102"], {"pid": 102}),
+    "tid": (["--tid", "101"], {"tid": 101}),
+    "tid-of-a-thread": (["--tid", "103"], {"tid": 103}),
     "cpu": (["--cpu", "2"], {"cpu": 2}),
     "from": (["--from", "1.5"], {"t_from": 1.5}),
     "to": (["--to", "0.75"], {"t_to": 0.75}),
@@ -172,7 +182,8 @@ FILTERS = {
 }
 
 GENERIC_BYS = ["cpu", "mode", "appid,mode", "app,cpu", "mode,cpu,eip",
-               "appid,cpu,mode,eip", "app,eip", "cpu,eip"]
+               "appid,cpu,mode,eip", "app,eip", "cpu,eip", "tid",
+               "appid,tid", "tid,cpu,eip"]
 
 
 @pytest.mark.parametrize("by", GENERIC_BYS)
@@ -188,9 +199,23 @@ def test_generic_reports_with_filters(parse_bin, session_file, by, mode,
     want, _ = expected(fields, mode, **kw)
     rows = csv_rows(r.stdout)
     head = ["app", "instance", "pid", "mode"] + \
-        [f for f in ("cpu", "eip") if f in fields] + ["samples", "percent"]
+        [f for f in ("tid", "cpu", "eip") if f in fields] + \
+        ["samples", "percent"]
     assert rows[0] == head
     assert rows[1:] == want
+
+
+def test_sqlite_samples_keep_their_tid(parse_bin, session_file, tmp_path):
+    db = tmp_path / "s.db"
+    r = run(parse_bin, "--mode", "all", "--sqlite", db, session_file)
+    assert r.returncode == 0, r.stderr
+    got = subprocess.run(
+        ["sqlite3", "-csv", db, "SELECT pid, tid, SUM(samples) FROM samples "
+         "GROUP BY pid, tid ORDER BY pid, tid"], capture_output=True,
+        text=True, check=True).stdout
+    want = collections.Counter((s.pid, s.tid) for s in SAMPLES)
+    assert got == "".join(f"{p},{t},{n}\n" for (p, t), n in
+                          sorted(want.items()))
 
 
 def base_expected(by, mode, **kw):

@@ -407,7 +407,8 @@ def test_json_marks_brackets_and_unresolved_reasons(parse_bin, symfile,
     assert {k: v for k, v in j["unresolved"]["by_reason"].items() if v} == \
         dict(reasons)
     for row in j["rows"]:
-        assert set(row) == {"app", "instance", "pid", "mode", "cpu", "eip",
+        assert set(row) == {"app", "instance", "pid", "mode", "tid", "cpu",
+                            "eip",
                             "dso", "symbol", "line", "kind", "reason",
                             "samples", "percent"}
         assert row["cpu"] is None and row["eip"] is None
