@@ -201,8 +201,9 @@ static size_t columns(const struct report *rep, struct column *cols)
 	return n;
 }
 
-/* Cut the widest flexible column until a row fits 80 columns. */
-static void fit_columns(struct column *cols, size_t n, int fixed)
+/* Cut the widest flexible column until a row fits 80 columns; whether
+ * it does. */
+static bool fit_columns(struct column *cols, size_t n, int fixed)
 {
 	for (;;) {
 		int used = fixed, best = -1, best_w = 0;
@@ -210,7 +211,7 @@ static void fit_columns(struct column *cols, size_t n, int fixed)
 		for (size_t c = 0; c < n; c++)
 			used += GAP + cols[c].w;
 		if (used <= TEXT_COLUMNS)
-			return;
+			return true;
 		for (size_t c = 0; c < n; c++) {
 			const struct field *f = cols[c].f;
 			int weight;
@@ -224,7 +225,7 @@ static void fit_columns(struct column *cols, size_t n, int fixed)
 			}
 		}
 		if (best < 0)
-			return;
+			return false;
 		cols[best].w--;
 	}
 }
@@ -271,21 +272,52 @@ static void put_cell(FILE *out, const struct column *col, bool last,
 		fprintf(out, "%*s%-*s", GAP, "", w, s);
 }
 
-static void table(FILE *out, const struct report *rep, size_t nrows)
+/* The estimated CPU time of n samples at hz ticks a second: "1.238s". */
+static void cpu_time(char *buf, size_t size, uint64_t n, uint32_t hz)
+{
+	if (hz)
+		snprintf(buf, size, "%.3fs", (double)n / hz);
+	else
+		snprintf(buf, size, "?");
+}
+
+/* The width of the time column: its heading, or its widest cell. */
+static int time_width(const struct report *rep, size_t nrows, uint32_t hz)
+{
+	int w = (int)strlen("time");
+	char cell[32];
+
+	for (size_t i = 0; i < nrows; i++) {
+		cpu_time(cell, sizeof(cell), rep->rows[i].samples, hz);
+		if ((int)strlen(cell) > w)
+			w = (int)strlen(cell);
+	}
+	return w;
+}
+
+static void table(FILE *out, const struct report *rep, size_t nrows,
+		  uint32_t hz)
 {
 	struct column cols[NR_FIELDS + 1];
 	const size_t n = columns(rep, cols);
 	const int w_pct = (int)strlen("percent");
-	int w_samples = widths(rep, cols, n, nrows);
-	char cell[CELL_MAX], cut[CELL_MAX];
-
 	const int w_kids = rep->stacks ? (int)strlen("children") + GAP : 0;
+	int w_samples = widths(rep, cols, n, nrows);
+	int w_time = time_width(rep, nrows, hz) + GAP;
+	char cell[CELL_MAX], cut[CELL_MAX], t[32];
 
-	fit_columns(cols, n, w_kids + w_samples + GAP + w_pct);
+	/* The time column goes where the others, cut, would not fit. */
+	if (!fit_columns(cols, n, w_kids + w_samples + w_time + GAP + w_pct)) {
+		w_samples = widths(rep, cols, n, nrows);
+		w_time = 0;
+		fit_columns(cols, n, w_kids + w_samples + GAP + w_pct);
+	}
 	if (rep->stacks)
 		fprintf(out, "%-*s", w_kids, "children");
-	fprintf(out, "%*s%*s%*s", w_samples, "samples", GAP, "", w_pct,
-		"percent");
+	fprintf(out, "%*s", w_samples, "samples");
+	if (w_time)
+		fprintf(out, "%*s", w_time, "time");
+	fprintf(out, "%*s%*s", GAP, "", w_pct, "percent");
 	for (size_t c = 0; c < n; c++)
 		put_cell(out, &cols[c], c + 1 == n,
 			 cols[c].f->align == ALIGN_RIGHT, cols[c].f->head);
@@ -296,8 +328,11 @@ static void table(FILE *out, const struct report *rep, size_t nrows)
 		if (rep->stacks)
 			fprintf(out, "%*.2f%%%*s", w_kids - GAP - 1,
 				fmt_percent(r->children, rep->total), GAP, "");
-		fprintf(out, "%*" PRIu64 "%*s%*.2f%%", w_samples, r->samples,
-			GAP, "", w_pct - 1,
+		cpu_time(t, sizeof(t), r->samples, hz);
+		fprintf(out, "%*" PRIu64, w_samples, r->samples);
+		if (w_time)
+			fprintf(out, "%*s", w_time, t);
+		fprintf(out, "%*s%*.2f%%", GAP, "", w_pct - 1,
 			fmt_percent(r->samples, rep->total));
 		for (size_t c = 0; c < n; c++) {
 			const struct field *f = cols[c].f;
@@ -367,7 +402,7 @@ static void text_report(const struct run *run, const struct report *rep,
 	if (n == 0)
 		fputs("  (none)\n", out);
 	else
-		table(out, rep, n);
+		table(out, rep, n, run->s->hdr->hz);
 	if (n < rep->nrows)
 		fprintf(out, "  (top %zu of %zu rows)\n", n, rep->nrows);
 	if (report_symbolized(rep))

@@ -98,7 +98,8 @@ def test_demo_profiles_the_three_benchmarks():
     apps = re.search(r"==> per application \(user mode\)\n(.*?)\n\n", r.stdout,
                      re.S).group(1)
     for b in ("loop", "call", "btree"):
-        assert re.search(rf"^\s+\d+\s+[\d.]+%\s+{b}\s", apps, re.M), apps
+        assert re.search(rf"^\s+\d+\s+[\d.]+s\s+[\d.]+%\s+{b}\s", apps,
+                         re.M), apps
         assert re.search(rf"^  \[ok\] {b}: ", r.stdout, re.M), r.stdout
     assert "[FAILED]" not in r.stdout
     # Per function, with the guest's binaries as --symfs: the benchmarks'
@@ -107,7 +108,8 @@ def test_demo_profiles_the_three_benchmarks():
                      re.S).group(1)
     for appid, fn in (("loop#0", "main"), ("call#0", "loop"),
                       ("btree#0", "find_index")):
-        assert re.search(rf"^\s+\d+\s+[\d.]+%\s+{re.escape(appid)}\s+\S+"
+        assert re.search(rf"^\s+\d+\s+(?:[\d.]+s\s+)?[\d.]+%\s+"
+                         rf"{re.escape(appid)}\s+\S+"
                          rf"\s+{fn}$", syms, re.M), syms
     # The annotated hot loop: instructions with their samples.
     ann = re.search(r"==> the loop benchmark's hot loop.*?\n(.*?)\n\n",

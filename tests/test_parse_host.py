@@ -385,16 +385,22 @@ def test_csv_lines_exactly(parse):
 
 
 def text_report(out, title):
-    """The rows of the text report titled title: (total, [row words])."""
+    """The rows of the text report titled title: (total, [row words]),
+    each row's estimated CPU time (its second column, samples / HZ)
+    checked and left out."""
     lines = out.splitlines()
+    hz = int(re.search(r"\bHZ (\d+)\b", out).group(1))
     for i, line in enumerate(lines):
         m = re.fullmatch(re.escape(title) + r", (.+): (\d+) samples", line)
         if m:
+            assert lines[i + 1].split()[:3] == ["samples", "time", "percent"]
             rows = []
             for row in lines[i + 2:]:
                 if not row.strip():
                     break
-                rows.append(row.split())
+                words = row.split()
+                assert words[1] == f"{int(words[0]) / hz:.3f}s", row
+                rows.append(words[:1] + words[2:])
             return m.group(1), int(m.group(2)), rows
     raise AssertionError(f"no report {title!r} in:\n{out}")
 

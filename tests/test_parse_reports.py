@@ -283,7 +283,7 @@ def test_text_reports_state_totals_and_filters(parse_bin, session_file):
     assert re.search(rf"^Samples by appid and CPU, user mode: {total} "
                      r"samples$", r.stdout, re.M)
     assert max(map(len, r.stdout.splitlines())) <= 80
-    pcts = re.findall(r"^ +\d+ +([\d.]+)%", r.stdout, re.M)
+    pcts = re.findall(r"^ +\d+ +[\d.]+s +([\d.]+)%", r.stdout, re.M)
     assert abs(sum(map(float, pcts)) - 100) < 0.1
 
 
@@ -366,12 +366,12 @@ def test_streaming_memory_is_bounded_by_keys(parse_bin, tmp_path):
 GOLDEN = {
     ("--by", "appid,mode", "--mode", "all", "--top", "5"): """\
 Samples by appid and mode, all modes: 3000 samples
-samples  percent  appid     mode
-    582   19.40%  loop#0    user
-    421   14.03%  loop#1    user
-    394   13.13%  btree#0   user
-    307   10.23%  [idle]#0  idle
-    225    7.50%  call#0    user
+samples    time  percent  appid     mode
+    582  2.328s   19.40%  loop#0    user
+    421  1.684s   14.03%  loop#1    user
+    394  1.576s   13.13%  btree#0   user
+    307  1.228s   10.23%  [idle]#0  idle
+    225  0.900s    7.50%  call#0    user
   (top 5 of 16 rows)
 """,
     ("--by", "cpu,eip", "--app", "call", "--from", "1", "--to", "2",
@@ -379,11 +379,11 @@ samples  percent  appid     mode
 filters       app call, time 1.000 s to 2.000 s: 69 samples
 
 Samples by CPU and EIP, user mode: 69 samples
-samples  percent  cpu  eip
-      5    7.25%    2  0x400040
-      4    5.80%    0  0x400020
-      4    5.80%    0  0x400080
-      4    5.80%    1  0x400030
+samples    time  percent  cpu  eip
+      5  0.020s    7.25%    2  0x400040
+      4  0.016s    5.80%    0  0x400020
+      4  0.016s    5.80%    0  0x400080
+      4  0.016s    5.80%    1  0x400030
   (top 4 of 29 rows)
 """,
 }

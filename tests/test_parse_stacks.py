@@ -251,9 +251,9 @@ def test_children(parse, prog):
     assert r.returncode == 0, r.stderr
     body = r.stdout.split("Samples by symbol, user mode: 41 samples\n")[1]
     rows = [line.split() for line in body.splitlines()[1:6]]
-    assert body.splitlines()[0].split() == ["children", "samples", "percent",
-                                            "dso", "symbol"]
-    assert [(x[0], x[1], x[4]) for x in rows] == [
+    assert body.splitlines()[0].split() == ["children", "samples", "time",
+                                            "percent", "dso", "symbol"]
+    assert [(x[0], x[1], x[5]) for x in rows] == [
         ("100.00%", "1", "main"), ("97.56%", "40", "leaf"),
         ("73.17%", "0", "a"), ("73.17%", "0", "b"), ("24.39%", "0", "c")]
     import csv as csv_mod
@@ -316,7 +316,7 @@ def test_sqlite_stacks(parse, prog, tmp_path):
     for line in r.stdout.split("Samples by symbol, user mode: 41 "
                                "samples\n")[1].splitlines()[1:6]:
         x = line.split()
-        children[x[4]] = int(round(float(x[0][:-1]) * 41 / 100))
+        children[x[5]] = int(round(float(x[0][:-1]) * 41 / 100))
     got = {row[1]: int(row[2]) for row in sqlite_rows(db, doc_query("Q11"))}
     assert got == children == {"main": 41, "leaf": 40, "a": 30, "b": 30,
                                "c": 10}

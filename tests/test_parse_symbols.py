@@ -427,9 +427,11 @@ def test_hot_functions_get_all_their_samples(parse_bin, symfile, objs):
     total = sum(t.count for t in user)
     assert re.search(rf"^Samples by symbol, user mode: {total} samples$",
                      r.stdout, re.M)
+    hz = 250    # the session's: samples / HZ is the time column
     for t in user:
-        assert re.search(rf"^ +{t.count} +{pct(t.count, total)}% +static +"
-                         rf"{t.symbol}$", r.stdout, re.M), r.stdout
+        assert re.search(rf"^ +{t.count} +{t.count / hz:.3f}s +"
+                         rf"{pct(t.count, total)}% +static +{t.symbol}$",
+                         r.stdout, re.M), r.stdout
 
 
 def test_without_symfs_the_guest_files_are_missing(parse_bin, symfile):
