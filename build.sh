@@ -11,8 +11,9 @@ export SLEEPY_BUILD_DIR=$BUILD
 # Debian packages the project needs: kernel build, VM, guest userland, user
 # tools (static elfutils/capstone/sqlite and their compression libraries),
 # the test harness (clang for the fuzz target; go's pprof and chromium, the
-# readers of parse's pprof and flame-graph exports) and the perf peer for
-# the benchmarks.
+# readers of parse's pprof and flame-graph exports; Node.js, a JIT the
+# host-root tests profile; Debian's debuginfod server and the client
+# library parse links) and the perf peer for the benchmarks.
 DEPS=(
 	linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev
 	dwarves cpio kmod xz-utils rsync git ccache file util-linux
@@ -20,7 +21,7 @@ DEPS=(
 	libdw-dev libcapstone-dev libsqlite3-dev sqlite3 libdebuginfod-dev debuginfod
 	zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
 	linux-perf
-	python3 python3-pytest clang golang-go chromium
+	python3 python3-pytest clang golang-go chromium nodejs
 )
 
 usage() {
