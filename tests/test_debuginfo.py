@@ -67,8 +67,19 @@ def lib(tmp_path_factory):
     syms = functions(full)
     ip = BASE + mid(syms, "dbg_hidden_hot")
     line = sh("addr2line", "-e", full, hex(ip - BASE)).split(" (")[0].strip()
+    # A stripped program (a PIE) too, its debug file in the same folder.
+    (d / "main.c").write_text("int dbg_after(int n);\n"
+                              "int main(void) { return dbg_after(3); }\n")
+    exe = d / "dbgprog.full"
+    sh("gcc", "-g", "-O0", "-fPIE", "-pie", "-o", exe, d / "dbg.c",
+       d / "main.c")
+    sh("objcopy", "--only-keep-debug", exe, d / "debug" / "dbgprog.debug")
+    sh("strip", "--strip-all", "-o", d / "dbgprog", exe)
+    exe_off = mid(functions(exe), "dbg_hidden_hot")
+    exe_line = sh("addr2line", "-e", exe, hex(exe_off)).split(" (")[0]
     return {"dir": d, "full": full, "ip": ip, "line": line,
-            "debug": d / "debug" / "libdbg.debug"}
+            "debug": d / "debug" / "libdbg.debug", "exe_off": exe_off,
+            "exe_line": exe_line.strip()}
 
 
 def install(lib, root, variant):
@@ -203,6 +214,33 @@ def test_by_debuginfod_and_its_cache(parse_bin, lib, tmp_path, debuginfod):
         "dbg_hidden_hot", lib["line"])
 
 
+def test_a_stripped_program_through_debuginfod_only(parse_bin, lib,
+                                                     tmp_path, debuginfod):
+    """A stripped PIE: its static function and its line come from the
+    server, and without it from nowhere."""
+    _, url = debuginfod
+    root = tmp_path / "root"
+    (root / "usr/bin").mkdir(parents=True)
+    shutil.copy(lib["dir"] / "dbgprog", root / "usr/bin/dbgprog")
+    obj = Obj(root / "usr/bin/dbgprog", "/usr/bin/dbgprog", 0x555555554000)
+    f = sf.SessionFile()
+    f.appid(1, "dbgprog", pid=100, path="/usr/bin/dbgprog")
+    obj.mmap(f, 1, 100)
+    ip = obj.ip(lib["exe_off"])
+    for k in range(4):
+        f.sample(1, ip, pid=100, tid=100, time_ns=k * 1_000_000)
+    f.stats(samples_taken=4, samples_written=4)
+    path = f.write(tmp_path / "p.slp")
+    by_line = ("--symfs", root, "--by", "line", "--format", "csv", path)
+    env = {"DEBUGINFOD_URLS": url,
+           "DEBUGINFOD_CACHE_PATH": str(tmp_path / "cache")}
+    got = row(parse_cmd(parse_bin, *by_line, env=env))
+    assert (got["dso"], got["symbol"], got["line"]) == (
+        "/usr/bin/dbgprog", "dbg_hidden_hot", lib["exe_line"])
+    got = row(parse_cmd(parse_bin, *by_line))
+    assert got["symbol"] != "dbg_hidden_hot" and got["line"] == "??", got
+
+
 def test_static_guest_parse_has_no_debuginfod_but_finds_files(
         user_build, lib, tmp_path):
     """The guest's parse (static, no libdebuginfod) still finds debug
@@ -217,9 +255,10 @@ def test_static_guest_parse_has_no_debuginfod_but_finds_files(
 
 # ---------------------------------------------------------------- --archive
 
-def parse_cmd(parse_bin, *args, **kw):
+def parse_cmd(parse_bin, *args, env=None, **kw):
     e = {k: v for k, v in os.environ.items()
          if not k.startswith("DEBUGINFOD")}
+    e.update(env or {})
     return subprocess.run([str(parse_bin), *map(str, args)],
                           capture_output=True, text=True, env=e, timeout=60,
                           **kw)
