@@ -369,9 +369,10 @@ def test_parse_agrees_with_the_chains(vm, parse_bin, symfs):
     assert set(got) == {"main;a;b;leaf", "main;c;leaf"}
     rows = {}
     for line in parse("--children", "--app", "calltree").splitlines():
+        # children, samples, time, percent, dso, symbol
         p = line.split()
-        if len(p) == 5 and p[0].endswith("%"):
-            rows[p[4]] = float(p[0][:-1])
+        if len(p) == 6 and p[0].endswith("%"):
+            rows[p[5]] = float(p[0][:-1])
     assert abs(rows["a"] - 75) <= 3 and abs(rows["c"] - 25) <= 3, rows
     assert rows["main"] >= 95, rows
     tree = parse("--tree", "--app", "calltree")
