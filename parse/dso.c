@@ -14,6 +14,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
+#include <libiberty/demangle.h>
 
 #include "array.h"
 #include "debuginfo.h"
@@ -68,6 +69,21 @@ static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
 	return NULL;
 }
 
+/* name in names, demangled if it is a C++ (Itanium ABI) name, as perf
+ * shows it: "ns::Klass::method(int)". */
+static uint32_t intern_symbol(struct strtab *names, const char *name)
+{
+	char *plain;
+	uint32_t id;
+
+	if (name[0] != '_' || name[1] != 'Z')
+		return strtab_intern(names, name);
+	plain = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+	id = strtab_intern(names, plain ? plain : name);
+	free(plain);
+	return id;
+}
+
 /* Load the function symbols of scn (a SYMTAB or DYNSYM). 0 or -1 (nomem). */
 static int load_symbols(struct dso *d, Elf *elf, Elf_Scn *scn,
 			bool globals_only, struct strtab *names)
@@ -106,7 +122,7 @@ static int load_symbols(struct dso *d, Elf *elf, Elf_Scn *scn,
 		raw[nraw].addr = sym.st_value;
 		raw[nraw].size = sym.st_size;
 		raw[nraw].bind = GELF_ST_BIND(sym.st_info);
-		raw[nraw].name = strtab_intern(names, name);
+		raw[nraw].name = intern_symbol(names, name);
 		if (raw[nraw].name == STRTAB_NOMEM)
 			goto nomem;
 		nraw++;

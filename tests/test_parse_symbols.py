@@ -1076,3 +1076,63 @@ def test_static_guest_parse_symbolizes_like_the_host(parse_bin, guest_parse,
     r = run_parse(guest_parse, "--by", "symbol", "--sqlite", db, path)
     assert r.returncode == 0, r.stderr
     assert sqlite_rows(db, "SELECT COUNT(*) FROM symbols") != [["0"]]
+
+
+CXX_SRC = r"""
+namespace ns {
+struct Hot {
+	static int spin(int n);
+};
+
+__attribute__((noinline)) int Hot::spin(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += i;
+	return s;
+}
+
+__attribute__((noinline)) double over(double x)
+{
+	return x * 2 + 1;
+}
+
+__attribute__((noinline)) int over(int x)
+{
+	return x * 3 + Hot::spin(x);
+}
+}
+"""
+
+
+def test_cxx_names_are_demangled_as_cxxfilt_does(parse_bin, tmp_path):
+    """C++ functions are named as binutils' c++filt names them, overloads
+    apart, in an unstripped library and in a stripped one (.dynsym)."""
+    src = tmp_path / "hot.cc"
+    src.write_text(CXX_SRC)
+    root = tmp_path / "root"
+    (root / "usr/lib").mkdir(parents=True)
+    lib = root / "usr/lib/libcxx.so"
+    sh("g++", "-g", "-O0", "-fPIC", "-shared", "-o", lib, src)
+    stripped = root / "usr/lib/libcxx-stripped.so"
+    sh("strip", "--strip-all", "-o", stripped, lib)
+    syms = {n: v for n, v in functions(lib).items() if n.startswith("_ZN2ns")}
+    assert len(syms) == 3, syms
+    plain = dict(zip(syms, sh("c++filt", *syms).splitlines()))
+    assert set(plain.values()) == {"ns::Hot::spin(int)", "ns::over(double)",
+                                   "ns::over(int)"}
+    f = sf.SessionFile()
+    f.appid(1, "cxx", pid=7, path="/usr/bin/cxx")
+    objs = [Obj(lib, "/usr/lib/libcxx.so", 0x7f6000000000),
+            Obj(stripped, "/usr/lib/libcxx-stripped.so", 0x7f7000000000)]
+    for o in objs:
+        o.mmap(f, 1, 7)
+        for name in syms:
+            f.sample(1, o.ip(mid(syms, name)), pid=7, tid=7)
+    f.stats(samples_taken=6, samples_written=6)
+    path = f.write(tmp_path / "s.slp")
+    r = run_parse(parse_bin, "--by", "symbol", "--format", "csv", "--symfs",
+                  root, path)
+    assert r.returncode == 0, r.stderr
+    got = {(x[4], x[5]) for x in csv_of(r.stdout)[1:]}
+    assert got == {(o.guest, plain[n]) for o in objs for n in syms}, got
