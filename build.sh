@@ -13,8 +13,8 @@ export SLEEPY_BUILD_DIR=$BUILD
 # the test harness (clang for the fuzz target; go's pprof and chromium, the
 # readers of parse's pprof and flame-graph exports; Node.js, a JIT the
 # host-root tests profile; Debian's debuginfod server and the client
-# library parse links; libiberty, its C++ demangler) and the perf peer for
-# the benchmarks.
+# library parse links; libiberty, parse's C++ demangler) and the perf peer
+# for the benchmarks.
 DEPS=(
 	linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev
 	dwarves cpio kmod xz-utils rsync git ccache file util-linux
