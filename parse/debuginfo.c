@@ -99,31 +99,25 @@ static bool crc_matches(int fd, uint32_t want)
 	       lseek(fd, 0, SEEK_SET) == 0;
 }
 
-/* NAME of .gnu_debuglink, in real's folder, its .debug/, and under
+/* NAME of .gnu_debuglink, in path's folder, its .debug/, and under
  * /usr/lib/debug/ + that folder, each under symfs. */
-static int by_debuglink(Elf *elf, const char *real, const char *symfs)
+static int by_debuglink(Elf *elf, const char *path, const char *symfs)
 {
-	static const char *const where[] = { "%s/%s", "%s/.debug/%s",
-					     "/usr/lib/debug%s/%s" };
+	static const char *const where[] = { "%.*s/%s", "%.*s/.debug/%s",
+					     "/usr/lib/debug%.*s/%s" };
 	GElf_Word crc;
 	const char *name = dwelf_elf_gnu_debuglink(elf, &crc);
-	const char *slash = strrchr(real, '/');
-	size_t skip = symfs ? strlen(symfs) : 0;
-	char dir[PATH_MAX], rel[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const int dir = slash ? (int)(slash - path) : 0;
+	char rel[PATH_MAX];
 
 	if (!name || !*name || strchr(name, '/') || !slash)
 		return -1;
-	/* real's folder, as the session names it (symfs taken off). */
-	if (strncmp(real, symfs ? symfs : "", skip) || slash < real + skip ||
-	    (size_t)(slash - real - skip) >= sizeof(dir))
-		return -1;
-	memcpy(dir, real + skip, (size_t)(slash - real - skip));
-	dir[slash - real - skip] = '\0';
 	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
 		int fd;
 
-		if ((size_t)snprintf(rel, sizeof(rel), where[i], dir, name) >=
-		    sizeof(rel))
+		if ((size_t)snprintf(rel, sizeof(rel), where[i], dir, path,
+				     name) >= sizeof(rel))
 			continue;
 		fd = open_under(symfs, rel);
 		if (fd < 0)
@@ -173,13 +167,13 @@ void debuginfo_end(void)
 }
 #endif
 
-int debuginfo_open(Elf *elf, const char *real, const uint8_t *bid,
+int debuginfo_open(Elf *elf, const char *path, const uint8_t *bid,
 		   size_t bid_len, const char *symfs)
 {
 	int fd = by_build_id(bid, bid_len, symfs);
 
 	if (fd < 0)
-		fd = by_debuglink(elf, real, symfs);
+		fd = by_debuglink(elf, path, symfs);
 	if (fd < 0)
 		fd = by_debuginfod(bid, bid_len);
 	return fd;

@@ -24,11 +24,11 @@
 void debuginfo_set_dirs(const char *const *dirs);
 
 /*
- * The debug file of the object elf, opened from real (the path it was
- * opened at) with build-id bid (bid_len 0: none): an fd, or -1. May wait
- * on the network (debuginfod).
+ * The debug file of the object elf, at path (as the session names it; it
+ * was opened under symfs) with build-id bid (bid_len 0: none): an fd, or
+ * -1. May wait on the network (debuginfod).
  */
-int debuginfo_open(Elf *elf, const char *real, const uint8_t *bid,
+int debuginfo_open(Elf *elf, const char *path, const uint8_t *bid,
 		   size_t bid_len, const char *symfs);
 
 /* "/.build-id/xx/rest" + suffix of build-id bid (len >= 2) into buf, the

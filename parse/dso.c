@@ -165,7 +165,7 @@ static bool has_dotdot(const char *path)
 static Elf *debug_elf(struct dso *d, const char *symfs)
 {
 	if (!d->dbg_state) {
-		d->dbg_fd = debuginfo_open(d->elf, d->real, d->build_id,
+		d->dbg_fd = debuginfo_open(d->elf, d->path, d->build_id,
 					   d->build_id_len, symfs);
 		if (d->dbg_fd >= 0)
 			d->dbg_elf = elf_begin(d->dbg_fd, ELF_C_READ_MMAP,
@@ -184,21 +184,17 @@ static int debug_symbols(struct dso *d, const char *symfs,
 	Elf_Scn *scn = dbg ? find_section(dbg, SHT_SYMTAB) : NULL;
 	struct dso_sym *dyn = d->syms;
 	size_t ndyn = d->nsyms;
+	int rc;
 
 	if (!scn)
 		return 0;
 	d->syms = NULL;
-	if (load_symbols(d, dbg, scn, false, names)) {
+	rc = load_symbols(d, dbg, scn, false, names);
+	if (rc || !d->nsyms) {	/* an empty .symtab: keep .dynsym's */
 		free(d->syms);
 		d->syms = dyn;
 		d->nsyms = ndyn;
-		return -1;
-	}
-	if (!d->nsyms) {	/* an empty .symtab: keep .dynsym's */
-		free(d->syms);
-		d->syms = dyn;
-		d->nsyms = ndyn;
-		return 0;
+		return rc;
 	}
 	free(dyn);
 	d->dynsym_only = false;
