@@ -29,9 +29,14 @@ _Static_assert(BUF_SIZE > UINT16_MAX && BUF_SIZE > SLEEPY_MAX_HEADER_SIZE,
 	       "a record or the header must fit the buffer");
 _Static_assert(sizeof(struct sleepy_file_header) == 180, "header layout");
 _Static_assert(SLEEPY_SAMPLE_SIZE == 36 && SLEEPY_APPID_SIZE == 36 &&
-	       SLEEPY_MMAP_SIZE == 68 && SLEEPY_CPU_STATS_SIZE == 116 &&
-	       SLEEPY_CHAIN_SIZE == 16 && SLEEPY_STATS_HEAD == 8,
-	       "record layout");
+	       SLEEPY_MMAP_SIZE == 68 && SLEEPY_CPU_STATS_SIZE == 172 &&
+	       SLEEPY_CHAIN_SIZE == 16 && SLEEPY_STATS_HEAD == 8 &&
+	       SLEEPY_OFFCPU_SIZE == 38 && SLEEPY_LSTACK_HEAD == 2 &&
+	       SLEEPY_LSTACK_FRAME == 16 &&
+	       offsetof(struct sleepy_rec_cpu_stats, lstack_samples) ==
+	       SLEEPY_CPU_STATS_V3_SIZE &&
+	       offsetof(struct sleepy_rec_offcpu, lstack) ==
+	       SLEEPY_OFFCPU_SIZE - SLEEPY_LSTACK_HEAD, "record layout");
 
 /* Version 1's struct sample_stats (see the uapi header's comment). */
 struct sample_stats_v1 {
@@ -256,6 +261,38 @@ static int too_short(struct sleepy_reader *r, const char *what, size_t size,
 			    "than its %zu-byte fixed part", what, size, need);
 }
 
+/*
+ * A logical stack part at byte at of a record of size bytes (a sample's,
+ * what, or an OFFCPU record's): its head and its frames inside the
+ * record, at most SLEEPY_LSTACK_SAMPLE_FRAMES of them, none when the
+ * stack was left out (torn, unreadable).
+ */
+static int check_lstack(struct sleepy_reader *r, const unsigned char *p,
+			size_t size, size_t at, const char *what,
+			uint64_t offset)
+{
+	struct sleepy_lstack_part l;
+
+	if (size < at + SLEEPY_LSTACK_HEAD)
+		return too_short(r, what, size, at + SLEEPY_LSTACK_HEAD,
+				 offset);
+	sleepy_lstack_at(p + at, &l);
+	if (l.nr > SLEEPY_LSTACK_SAMPLE_FRAMES)
+		return format_error(r, offset, "%s record: a logical stack of "
+				    "%u frames (at most %d)", what, l.nr,
+				    SLEEPY_LSTACK_SAMPLE_FRAMES);
+	if (size < at + SLEEPY_LSTACK_HEAD + l.nr * SLEEPY_LSTACK_FRAME)
+		return format_error(r, offset, "%s record of %zu bytes is "
+				    "shorter than its logical stack of %u "
+				    "frames", what, size, l.nr);
+	if (l.nr && (l.flags & (SLEEPY_LSTACK_F_TORN | SLEEPY_LSTACK_F_FAULT)))
+		return format_error(r, offset, "%s record: a logical stack "
+				    "left out (%s) has %u frames", what,
+				    l.flags & SLEEPY_LSTACK_F_TORN ? "torn" :
+				    "unreadable", l.nr);
+	return 0;
+}
+
 static int check_sample(struct sleepy_reader *r, const unsigned char *p,
 			size_t size, uint64_t offset)
 {
@@ -272,7 +309,28 @@ static int check_sample(struct sleepy_reader *r, const unsigned char *p,
 		return too_short(r, flags & SLEEPY_SAMPLE_F_CHAIN ?
 				 "sample (with a chain id)" :
 				 "sample (with user_ip)", size, need, offset);
+	if (flags & SLEEPY_SAMPLE_F_LSTACK)
+		return check_lstack(r, p, size, need,
+				    "sample (with a logical stack)", offset);
 	return 0;
+}
+
+/* A CPU below the header's nr_cpus, its logical stack inside the record. */
+static int check_offcpu(struct sleepy_reader *r, const unsigned char *p,
+			size_t size, uint64_t offset)
+{
+	struct sleepy_rec_offcpu o;
+
+	if (size < SLEEPY_OFFCPU_SIZE)
+		return too_short(r, "off-CPU", size, SLEEPY_OFFCPU_SIZE,
+				 offset);
+	memcpy(&o, p, sizeof(o));
+	if (o.cpu >= r->hdr.nr_cpus)
+		return format_error(r, offset, "off-CPU record: cpu %u out of "
+				    "range (the header has %" PRIu32 " CPUs)",
+				    o.cpu, (uint32_t)r->hdr.nr_cpus);
+	return check_lstack(r, p, size, offsetof(struct sleepy_rec_offcpu,
+						 lstack), "off-CPU", offset);
 }
 
 /* A CPU below the header's nr_cpus, an id, frames inside the record. */
@@ -352,8 +410,7 @@ static int check_stats(struct sleepy_reader *r, const unsigned char *p,
 static int check_cpu_stats(struct sleepy_reader *r, const unsigned char *p,
 			   size_t size, uint64_t offset)
 {
-	const size_t min = r->hdr.version < 3 ? SLEEPY_CPU_STATS_V2_SIZE :
-			   SLEEPY_CPU_STATS_SIZE;
+	const size_t min = sleepy_cpu_stats_min(r->hdr.version);
 	struct sleepy_rec_cpu_stats c;
 
 	if (size < min)
@@ -395,6 +452,7 @@ static const struct {
 	[SLEEPY_REC_STATS] = { check_stats, 1 },
 	[SLEEPY_REC_CPU_STATS] = { check_cpu_stats, 2 },
 	[SLEEPY_REC_CHAIN] = { check_chain, 3 },
+	[SLEEPY_REC_OFFCPU] = { check_offcpu, 4 },
 };
 
 #define NR_RECORD_TYPES (sizeof(record_types) / sizeof(record_types[0]))
@@ -408,6 +466,12 @@ bool sleepy_type_known(uint32_t version, uint16_t type)
 size_t sleepy_stats_min(uint32_t version)
 {
 	return version == 1 ? SLEEPY_STATS_V1_SIZE : SAMPLE_STATS_SIZE_VER0;
+}
+
+size_t sleepy_cpu_stats_min(uint32_t version)
+{
+	return version < 3 ? SLEEPY_CPU_STATS_V2_SIZE :
+	       version == 3 ? SLEEPY_CPU_STATS_V3_SIZE : SLEEPY_CPU_STATS_SIZE;
 }
 
 /* Check a record (wholly in the buffer at p); unknown types pass. */
@@ -540,9 +604,13 @@ _Static_assert(sizeof(struct sleepy_cpu_stats) ==
 	       offsetof(struct sleepy_cpu_stats, samples_taken) ==
 	       CPU_STATS_AT(samples_taken) &&
 	       offsetof(struct sleepy_cpu_stats, irq_calls) ==
-	       CPU_STATS_AT(irq_calls), "cpu stats layout");
+	       CPU_STATS_AT(irq_calls) &&
+	       offsetof(struct sleepy_cpu_stats, lstack_samples) ==
+	       CPU_STATS_AT(lstack_samples) &&
+	       offsetof(struct sleepy_cpu_stats, offcpu_dropped) ==
+	       CPU_STATS_AT(offcpu_dropped), "cpu stats layout");
 
-/* A version 2 record's fields past its own are 0. */
+/* An earlier version's record's fields past its own are 0. */
 void sleepy_get_cpu_stats(const struct sleepy_record *rec,
 			  struct sleepy_cpu_stats *c)
 {
@@ -564,6 +632,23 @@ void sleepy_get_chain(const struct sleepy_record *rec, struct sleepy_chain *c)
 	c->id = raw.id;
 	c->flags = raw.flags;
 	c->frames = rec->data + sizeof(raw);
+}
+
+void sleepy_get_offcpu(const struct sleepy_record *rec,
+		       struct sleepy_offcpu *o)
+{
+	struct sleepy_rec_offcpu raw;
+
+	memcpy(&raw, rec->data, sizeof(raw));
+	o->cpu = raw.cpu;
+	o->state = raw.state;
+	o->appid = raw.appid;
+	o->pid = raw.pid;
+	o->tid = raw.tid;
+	o->time_ns = raw.time_ns;
+	o->off_ns = raw.off_ns;
+	sleepy_lstack_at(rec->data + offsetof(struct sleepy_rec_offcpu, lstack),
+			 &o->lstack);
 }
 
 /* Version 1's stats, at p, as today's struct. */

@@ -10,13 +10,16 @@
  * unknown types are returned too, for the caller to skip; a type is known
  * from the format version that brought it on (sleepy_type_known()).
  *
- * Versions 1 to 3 are read. Version 2 brought the CPU_STATS records and
+ * Versions 1 to 4 are read. Version 2 brought the CPU_STATS records and
  * the STATS record without its per-CPU array; sleepy_get_stats() gives
  * either version's STATS record as the struct sample_stats of today.
  * Version 3 brought call chains: CHAIN records, a chain id on samples and
- * the chain statistics at the end of CPU_STATS records. Some
- * checks span records: CPU_STATS records name each CPU below the header's
- * nr_cpus once, in CPU order, before any STATS record.
+ * the chain statistics at the end of CPU_STATS records. Version 4
+ * brought logical stacks: a logical stack part on samples
+ * (SLEEPY_SAMPLE_F_LSTACK), OFFCPU records, and their statistics at the
+ * end of CPU_STATS records. Some checks span records: CPU_STATS records
+ * name each CPU below the header's nr_cpus once, in CPU order, before any
+ * STATS record.
  *
  * Errors carry a message and, for format errors, the byte offset where the
  * problem is: the start of the offending record, or for the file header the
@@ -43,8 +46,13 @@
 #define SLEEPY_APPID_SIZE	sizeof(struct sleepy_rec_appid)	/* 36 */
 #define SLEEPY_MMAP_SIZE	sizeof(struct sleepy_rec_mmap)	/* 68 */
 #define SLEEPY_CPU_STATS_V2_SIZE	68	/* version 2's CPU_STATS */
-#define SLEEPY_CPU_STATS_SIZE	sizeof(struct sleepy_rec_cpu_stats)	/* 116 */
+#define SLEEPY_CPU_STATS_V3_SIZE	116	/* version 3's */
+#define SLEEPY_CPU_STATS_SIZE	sizeof(struct sleepy_rec_cpu_stats)	/* 172 */
 #define SLEEPY_CHAIN_SIZE	sizeof(struct sleepy_rec_chain)	/* 16 */
+/* A logical stack part's head (nr, flags) and one of its frames. */
+#define SLEEPY_LSTACK_HEAD	sizeof(struct sleepy_rec_lstack)	/* 2 */
+#define SLEEPY_LSTACK_FRAME	sizeof(struct sleepy_lstack_frame)	/* 16 */
+#define SLEEPY_OFFCPU_SIZE	sizeof(struct sleepy_rec_offcpu)	/* 38 */
 /* A STATS record's head: header, reserved, stats_size (8 bytes). */
 #define SLEEPY_STATS_HEAD	offsetof(struct sleepy_rec_stats, stats)
 /* Version 1's struct sample_stats, with its size and buffers_hwm[64]. */
@@ -106,8 +114,41 @@ uint64_t sleepy_reader_offset(const struct sleepy_reader *r);
 bool sleepy_type_known(uint32_t version, uint16_t type);
 /* A STATS record's smallest stats_size in a format version it reads. */
 size_t sleepy_stats_min(uint32_t version);
+/* A CPU_STATS record's smallest size in a format version (2 on). */
+size_t sleepy_cpu_stats_min(uint32_t version);
 
 /* ------------------------------------------------------------ decoders */
+
+/*
+ * A logical stack part (of a sample or an OFFCPU record): nr frames of
+ * {id, arg}, the bottom (outermost) first, unaligned in the record (see
+ * sleepy_lstack_get()). The reader checked that they fit the record,
+ * that nr is at most SLEEPY_LSTACK_SAMPLE_FRAMES, and that a torn or
+ * unreadable stack has none.
+ */
+struct sleepy_lstack_part {
+	uint8_t nr;
+	uint8_t flags;		/* SLEEPY_LSTACK_F_* */
+	const unsigned char *frames;
+};
+
+static inline struct sleepy_lstack_frame sleepy_lstack_get(
+	const struct sleepy_lstack_part *l, size_t i)
+{
+	struct sleepy_lstack_frame f;
+
+	memcpy(&f, l->frames + i * sizeof(f), sizeof(f));
+	return f;
+}
+
+/* The part at p (its head, then its frames). */
+static inline void sleepy_lstack_at(const unsigned char *p,
+				    struct sleepy_lstack_part *l)
+{
+	l->nr = p[offsetof(struct sleepy_rec_lstack, nr)];
+	l->flags = p[offsetof(struct sleepy_rec_lstack, flags)];
+	l->frames = p + sizeof(struct sleepy_rec_lstack);
+}
 
 struct sleepy_sample {
 	uint8_t mode;		/* enum sleepy_mode */
@@ -120,6 +161,20 @@ struct sleepy_sample {
 	uint64_t ip;
 	uint64_t user_ip;	/* 0 unless flags has SLEEPY_SAMPLE_F_USER_IP */
 	uint32_t chain;		/* 0 unless flags has SLEEPY_SAMPLE_F_CHAIN */
+	/* With SLEEPY_SAMPLE_F_LSTACK; else nr and flags 0, frames NULL. */
+	struct sleepy_lstack_part lstack;
+};
+
+/* An OFFCPU record (version 4). */
+struct sleepy_offcpu {
+	uint16_t cpu;		/* where it ran again */
+	uint8_t state;		/* enum sleepy_offcpu_state */
+	uint32_t appid;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time_ns;	/* when it blocked */
+	uint64_t off_ns;	/* how long it was off the CPU */
+	struct sleepy_lstack_part lstack;
 };
 
 /* A CHAIN record; frames are unaligned (see sleepy_chain_frame()). */
@@ -208,6 +263,7 @@ static inline void sleepy_get_sample(const struct sleepy_record *rec,
 				     struct sleepy_sample *s)
 {
 	struct sleepy_rec_sample raw;
+	const unsigned char *p;
 
 	memcpy(&raw, rec->data, sizeof(raw));
 	s->mode = raw.mode;
@@ -220,13 +276,20 @@ static inline void sleepy_get_sample(const struct sleepy_record *rec,
 	s->ip = raw.ip;
 	s->user_ip = 0;
 	s->chain = 0;
-	if (raw.flags & SLEEPY_SAMPLE_F_USER_IP)
-		memcpy(&s->user_ip, rec->data + sizeof(raw),
-		       sizeof(s->user_ip));
-	if (raw.flags & SLEEPY_SAMPLE_F_CHAIN)
-		memcpy(&s->chain, rec->data + sizeof(raw) +
-		       (raw.flags & SLEEPY_SAMPLE_F_USER_IP ? 8 : 0),
-		       sizeof(s->chain));
+	s->lstack = (struct sleepy_lstack_part){ 0, 0, NULL };
+	if (!raw.flags)
+		return;
+	p = rec->data + sizeof(raw);
+	if (raw.flags & SLEEPY_SAMPLE_F_USER_IP) {
+		memcpy(&s->user_ip, p, sizeof(s->user_ip));
+		p += sizeof(s->user_ip);
+	}
+	if (raw.flags & SLEEPY_SAMPLE_F_CHAIN) {
+		memcpy(&s->chain, p, sizeof(s->chain));
+		p += sizeof(s->chain);
+	}
+	if (raw.flags & SLEEPY_SAMPLE_F_LSTACK)
+		sleepy_lstack_at(p, &s->lstack);
 }
 
 /* One CPU's statistics (SLEEPY_REC_CPU_STATS, version 2 on). */
@@ -244,6 +307,14 @@ struct sleepy_cpu_stats {
 	uint64_t chains_defined;
 	uint64_t chains_truncated;
 	uint64_t user_stops[SLEEPY_USER_STOPS];
+	/* version 4; 0 in earlier files */
+	uint64_t lstack_samples;
+	uint64_t lstack_retries;
+	uint64_t lstack_torn;
+	uint64_t lstack_faults;
+	uint64_t lstack_truncated;
+	uint64_t offcpu_records;
+	uint64_t offcpu_dropped;
 };
 
 void sleepy_get_appid(const struct sleepy_record *rec, struct sleepy_appid *a);
@@ -251,6 +322,8 @@ void sleepy_get_mmap(const struct sleepy_record *rec, struct sleepy_mmap *m);
 void sleepy_get_cpu_stats(const struct sleepy_record *rec,
 			  struct sleepy_cpu_stats *c);
 void sleepy_get_chain(const struct sleepy_record *rec, struct sleepy_chain *c);
+void sleepy_get_offcpu(const struct sleepy_record *rec,
+		       struct sleepy_offcpu *o);
 /*
  * The stats of a file of this format version, as today's struct: fields
  * an earlier kernel did not write are 0 (version 1: buffers_hwm is the

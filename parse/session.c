@@ -157,6 +157,13 @@ static int on_cpu_stats(struct pass *p, const struct sleepy_record *rec)
 	t->chains_truncated += c->chains_truncated;
 	for (size_t i = 0; i < SLEEPY_USER_STOPS; i++)
 		t->user_stops[i] += c->user_stops[i];
+	t->lstack_samples += c->lstack_samples;
+	t->lstack_retries += c->lstack_retries;
+	t->lstack_torn += c->lstack_torn;
+	t->lstack_faults += c->lstack_faults;
+	t->lstack_truncated += c->lstack_truncated;
+	t->offcpu_records += c->offcpu_records;
+	t->offcpu_dropped += c->offcpu_dropped;
 	return 0;
 }
 
@@ -263,6 +270,14 @@ static void cpu_stats_warnings(const char *file, const struct session *s)
 		{ "chains_defined", t->chains_defined, st->chains_defined },
 		{ "chains_truncated", t->chains_truncated,
 		  st->chains_truncated },
+		{ "lstack_samples", t->lstack_samples, st->lstack_samples },
+		{ "lstack_retries", t->lstack_retries, st->lstack_retries },
+		{ "lstack_torn", t->lstack_torn, st->lstack_torn },
+		{ "lstack_faults", t->lstack_faults, st->lstack_faults },
+		{ "lstack_truncated", t->lstack_truncated,
+		  st->lstack_truncated },
+		{ "offcpu_records", t->offcpu_records, st->offcpu_records },
+		{ "offcpu_dropped", t->offcpu_dropped, st->offcpu_dropped },
 	};
 
 	if (!s->have_stats || s->hdr->version < 2)

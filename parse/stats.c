@@ -17,6 +17,11 @@
 	STOP(type, user_stop_not_present, SLEEPY_USER_STOP_NOT_PRESENT), \
 	STOP(type, user_stop_unmapped, SLEEPY_USER_STOP_UNMAPPED), \
 	STOP(type, user_stop_not_up, SLEEPY_USER_STOP_NOT_UP)
+/* The logical stacks' figures (version 4), in both structs. */
+#define LSTACKS(F) \
+	F(lstack_samples), F(lstack_retries), F(lstack_torn), \
+	F(lstack_faults), F(lstack_truncated), F(offcpu_records), \
+	F(offcpu_dropped)
 
 static const struct stat_field session_v[] = {
 	S(nr_cpus), S(appids), S(samples_taken), S(samples_written),
@@ -25,14 +30,14 @@ static const struct stat_field session_v[] = {
 	S(write_errors), FIELD(struct sample_stats, first_write_error, true),
 	S(meta_dropped), S(pids_mapped), S(buffers_hwm), S(irq_ns_total),
 	S(irq_ns_max), S(irq_calls), S(dropped_max_size), S(chains_defined),
-	S(chains_truncated), STOPS(struct sample_stats),
+	S(chains_truncated), STOPS(struct sample_stats), LSTACKS(S),
 };
 
 static const struct stat_field cpu_v[] = {
 	C(cpu), C(buffers_hwm), C(samples_taken), C(dropped_no_buffer),
 	C(dropped_no_appid), C(skipped_not_user), C(irq_ns_total),
 	C(irq_ns_max), C(irq_calls), C(chains_defined), C(chains_truncated),
-	STOPS(struct sleepy_cpu_stats),
+	STOPS(struct sleepy_cpu_stats), LSTACKS(C),
 };
 
 const struct stat_table session_stat_fields = {

@@ -58,6 +58,7 @@ static const char *flag_list(uint32_t flags, char *buf, size_t size)
 		{ SAMPLE_F_USER_ONLY, "user-only" },
 		{ SAMPLE_F_NO_WRITE, "no-write" },
 		{ SAMPLE_F_CALLCHAIN, "callchain" },
+		{ SAMPLE_F_LSTACK, "lstack" },
 	};
 	size_t n = 0;
 

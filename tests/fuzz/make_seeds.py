@@ -77,6 +77,36 @@ def seeds():
             chains_truncated=1, user_stop_not_up=1)
     out.append(("chains", f.data()))
 
+    # Version 4's logical stacks: samples with one (depth 0, truncated,
+    # torn), with a chain and user_ip too, OFFCPU records, their
+    # statistics.
+    f = sf.SessionFile(nr_cpus=2, flags=sf.SAMPLE_F_LSTACK |
+                       sf.SAMPLE_F_CALLCHAIN)
+    f.appid(1, "server", pid=100, path="/usr/bin/server")
+    f.sample(1, 0x401000, pid=100, tid=101, lstack=[(1, 0), (2, 42)])
+    f.sample(1, 0x401000, pid=100, tid=101, lstack=[])
+    f.chain(1, 1, user=[0x401100])
+    f.sample(1, 0xffffffff81000000, mode=sf.MODE_KERNEL, cpu=1, pid=100,
+             tid=102, chain=1, lstack=list(range(1, 17)),
+             lstack_flags=sf.LSTACK_F_TRUNCATED)
+    f.sample(1, 0x401000, pid=100, tid=103, user_ip=0x401000, lstack=[],
+             lstack_flags=sf.LSTACK_F_TORN)
+    f.offcpu(1, 5_000_000, cpu=1, pid=100, tid=101, time_ns=1000,
+             state=sf.OFFCPU_DISK, lstack=[(1, 0), (3, 7)])
+    f.offcpu(1, 20_000, pid=100, tid=102, lstack=[],
+             lstack_flags=sf.LSTACK_F_FAULT)
+    f.stats(samples_taken=4, samples_written=4, lstack_samples=4,
+            lstack_torn=1, lstack_truncated=1, offcpu_records=2,
+            chains_defined=1)
+    out.append(("lstack", f.data()))
+
+    # Version 3: 116-byte CPU_STATS, a 176-byte STATS struct.
+    f = sf.SessionFile(version=3, nr_cpus=2, flags=sf.SAMPLE_F_CALLCHAIN)
+    f.chain(0, 1, user=[0x401100])
+    f.sample(1, 0x401000, chain=1)
+    f.stats(samples_taken=1, samples_written=1, chains_defined=1)
+    out.append(("version-3", f.data()))
+
     # Version 2: 68-byte CPU_STATS, a 128-byte STATS struct.
     f = sf.SessionFile(version=2, nr_cpus=2)
     f.sample(1, 0x401000)

@@ -62,8 +62,7 @@ static void check_cpu_stats(const struct sleepy_file_header *h,
 {
 	struct sleepy_cpu_stats c;
 
-	CHECK(rec->size >= (h->version < 3 ? SLEEPY_CPU_STATS_V2_SIZE :
-			    SLEEPY_CPU_STATS_SIZE));
+	CHECK(rec->size >= sleepy_cpu_stats_min(h->version));
 	sleepy_get_cpu_stats(rec, &c);
 	CHECK(!o->stats_seen);
 	CHECK(c.cpu < h->nr_cpus);
@@ -75,6 +74,40 @@ static void check_cpu_stats(const struct sleepy_file_header *h,
 		c.chains_truncated;
 	for (int i = 0; i < SLEEPY_USER_STOPS; i++)
 		sink += c.user_stops[i];
+	sink += c.lstack_samples + c.lstack_retries + c.lstack_torn +
+		c.lstack_faults + c.lstack_truncated + c.offcpu_records +
+		c.offcpu_dropped;
+}
+
+/* A logical stack part the reader vouched for: its frames inside the
+ * record that holds it, at most 16, none when left out. */
+static void check_lstack(const struct sleepy_record *rec,
+			 const struct sleepy_lstack_part *l)
+{
+	CHECK(l->frames >= rec->data + SLEEPY_LSTACK_HEAD);
+	CHECK(l->frames + (size_t)l->nr * SLEEPY_LSTACK_FRAME <=
+	      rec->data + rec->size);
+	CHECK(l->nr <= SLEEPY_LSTACK_SAMPLE_FRAMES);
+	CHECK(!l->nr || !(l->flags & (SLEEPY_LSTACK_F_TORN |
+				      SLEEPY_LSTACK_F_FAULT)));
+	for (size_t i = 0; i < l->nr; i++) {
+		struct sleepy_lstack_frame f = sleepy_lstack_get(l, i);
+
+		sink += f.id + f.arg;
+	}
+}
+
+static void check_offcpu(const struct sleepy_file_header *h,
+			 const struct sleepy_record *rec, struct order *o)
+{
+	struct sleepy_offcpu c;
+
+	(void)o;
+	CHECK(rec->size >= SLEEPY_OFFCPU_SIZE);
+	sleepy_get_offcpu(rec, &c);
+	CHECK(c.cpu < h->nr_cpus);
+	check_lstack(rec, &c.lstack);
+	sink += c.state + c.appid + c.pid + c.tid + c.time_ns + c.off_ns;
 }
 
 static void check_chain(const struct sleepy_file_header *h,
@@ -123,6 +156,10 @@ static void check_sample(const struct sleepy_file_header *h,
 	CHECK(sleepy_sample_appid(rec) == s.appid);
 	CHECK(sleepy_sample_ip(rec) == s.ip);
 	CHECK(sleepy_sample_time(rec) == s.time_ns);
+	if (s.flags & SLEEPY_SAMPLE_F_LSTACK)
+		check_lstack(rec, &s.lstack);
+	else
+		CHECK(!s.lstack.nr && !s.lstack.frames);
 	sink += s.user_ip + s.pid + s.tid + s.cpu;
 	if (sleepy_mode_name(s.mode))
 		sink += strlen(sleepy_mode_name(s.mode));
@@ -170,6 +207,7 @@ static const check_fn checks[] = {
 	[SLEEPY_REC_STATS] = check_stats,
 	[SLEEPY_REC_CPU_STATS] = check_cpu_stats,
 	[SLEEPY_REC_CHAIN] = check_chain,
+	[SLEEPY_REC_OFFCPU] = check_offcpu,
 };
 
 static void check_record(const struct sleepy_file_header *h,
