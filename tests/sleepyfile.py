@@ -11,16 +11,22 @@ packed little-endian records, each starting with (type: u16, size: u16).
     f.stats(samples_taken=2, samples_written=2)    # CPU_STATS, then STATS
     f.write(path)
 
-Files are format version 3 by default; SessionFile(version=2) writes
-version 2 (no call chains: CPU_STATS records of 68 bytes, a 128-byte
-struct sample_stats), SessionFile(version=1) version 1 (its STATS record
-holds the old struct sample_stats, with size and buffers_hwm[64], and
-there are no CPU_STATS records). Call chains:
+Files are format version 4 by default; SessionFile(version=3) writes
+version 3 (no logical stacks: CPU_STATS records of 116 bytes, a 176-byte
+struct sample_stats), SessionFile(version=2) version 2 (no call chains
+either: CPU_STATS records of 68 bytes, a 128-byte struct sample_stats),
+SessionFile(version=1) version 1 (its STATS record holds the old struct
+sample_stats, with size and buffers_hwm[64], and there are no CPU_STATS
+records). Call chains:
     f.chain(cpu=0, id=1, kernel=[...], user=[...])  # CHAIN record
-    f.sample(appid=1, ip=0x401000, chain=1)         # 40 bytes Every record
-method returns the record's byte offset in the file. The module-level
-functions build single records as bytes, for tests that assemble broken
-files by hand.
+    f.sample(appid=1, ip=0x401000, chain=1)         # 40 bytes
+Logical stacks (version 4): frames bottom first, each (id, arg) or an id
+(arg 0); [] is a registered thread at depth 0:
+    f.sample(appid=1, ip=0x401000, lstack=[(1, 0), (2, 42)])  # 70 bytes
+    f.offcpu(appid=1, off_ns=5_000_000, lstack=[1, 3])        # OFFCPU
+Every record method returns the record's byte offset in the file. The
+module-level functions build single records as bytes, for tests that
+assemble broken files by hand.
 
 Run as a script, it writes a large synthetic session for benchmarks:
     python3 tests/sleepyfile.py synth OUT --samples N [--appids K] [--ips M]
@@ -31,14 +37,20 @@ import struct
 import sys
 
 MAGIC = b"SLEEPY\r\n"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 REC_SAMPLE, REC_APPID, REC_MMAP, REC_STATS, REC_CPU_STATS = 1, 2, 3, 4, 5
-REC_CHAIN = 6
+REC_CHAIN, REC_OFFCPU = 6, 7
 MODE_USER, MODE_KERNEL, MODE_IRQ, MODE_IDLE = 0, 1, 2, 3
 SAMPLE_F_USER_IP, SAMPLE_F_CHAIN, SAMPLE_F_EXEC = 0x1, 0x2, 0x4
+# A sample's flag (a logical stack part follows) and the header's (the
+# session records logical stacks): the same bit.
+SAMPLE_F_LSTACK = 0x8
 # header / config flags
 SAMPLE_F_USER_ONLY, SAMPLE_F_NO_WRITE, SAMPLE_F_CALLCHAIN = 0x1, 0x2, 0x4
+LSTACK_F_TRUNCATED, LSTACK_F_TORN, LSTACK_F_FAULT = 0x1, 0x2, 0x4
+LSTACK_SAMPLE_FRAMES = 16
+OFFCPU_SLEEP, OFFCPU_DISK, OFFCPU_OTHER = 1, 2, 3
 CHAIN_F_TRUNCATED, CHAIN_F_SP_RET, CHAIN_F_USER_CUT = 0x1, 0x2, 0x4
 USER_STOPS = ("user_stop_depth", "user_stop_not_present",
               "user_stop_unmapped", "user_stop_not_up")
@@ -61,6 +73,13 @@ SAMPLE_CHAIN_SIZE = SAMPLE_SIZE + 4                 # 40
 # struct sleepy_rec_chain: hdr, cpu, nr_kernel, nr_user, id, flags, reserved
 CHAIN = struct.Struct("<HHHBBIB3x")
 CHAIN_SIZE = CHAIN.size                             # 16
+# struct sleepy_rec_lstack: nr, flags; then nr frames of (id, arg)
+LSTACK = struct.Struct("<BB")
+LSTACK_FRAME = struct.Struct("<QQ")
+# struct sleepy_rec_offcpu: hdr, cpu, state, reserved, appid, pid, tid,
+# time_ns, off_ns, then its struct sleepy_rec_lstack
+OFFCPU = struct.Struct("<HHHBBIIIQQ")
+OFFCPU_SIZE = OFFCPU.size + LSTACK.size             # 38
 # struct sleepy_rec_appid: hdr, appid, instance, pid, parent_appid, origin,
 # flags, name_len, path_len, reserved, time_ns
 APPID = struct.Struct("<HHIIIIBBHHHQ")
@@ -69,9 +88,9 @@ APPID_SIZE = APPID.size                             # 36
 # build_id_len, build_id, flags (SLEEPY_MMAP_F_*), path_len
 MMAP = struct.Struct("<HHIIQQQQB20sBH")
 MMAP_SIZE = MMAP.size                               # 68
-# struct sample_stats (natural alignment, no padding): 176 bytes (version
-# 2's kernels: the first 128). A kernel may write the first
-# SAMPLE_STATS_SIZE_VER0 (120) bytes only.
+# struct sample_stats (natural alignment, no padding): 232 bytes (version
+# 3's kernels: the first 176, version 2's: the first 128). A kernel may
+# write the first SAMPLE_STATS_SIZE_VER0 (120) bytes only.
 STATS_FIELDS = [
     ("nr_cpus", "I"), ("appids", "I"),
     ("samples_taken", "Q"), ("samples_written", "Q"),
@@ -84,13 +103,19 @@ STATS_FIELDS = [
     ("dropped_max_size", "Q"),
     ("chains_defined", "Q"), ("chains_truncated", "Q"),
 ] + [(name, "Q") for name in USER_STOPS]
+# The logical stacks' figures (version 4), in both statistics structs.
+LSTACK_STATS = ("lstack_samples", "lstack_retries", "lstack_torn",
+                "lstack_faults", "lstack_truncated", "offcpu_records",
+                "offcpu_dropped")
+STATS_FIELDS += [(name, "Q") for name in LSTACK_STATS]
 SAMPLE_STATS = struct.Struct("<" + "".join(t for _, t in STATS_FIELDS))
-SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 176
+SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 232
 SAMPLE_STATS_SIZE_VER0 = 120
 SAMPLE_STATS_SIZE_V2 = 128                          # version 2's kernels
+SAMPLE_STATS_SIZE_V3 = 176                          # version 3's kernels
 # struct sleepy_rec_stats: hdr, reserved, stats_size, stats
 STATS_HDR = struct.Struct("<HHHH")
-STATS_SIZE = STATS_HDR.size + SAMPLE_STATS_SIZE     # 136
+STATS_SIZE = STATS_HDR.size + SAMPLE_STATS_SIZE     # 240
 # struct sleepy_rec_cpu_stats: hdr, then these
 CPU_STATS_FIELDS = [
     ("cpu", "I"), ("buffers_hwm", "I"), ("samples_taken", "Q"),
@@ -98,10 +123,12 @@ CPU_STATS_FIELDS = [
     ("skipped_not_user", "Q"), ("irq_ns_total", "Q"), ("irq_ns_max", "Q"),
     ("irq_calls", "Q"),
     ("chains_defined", "Q"), ("chains_truncated", "Q"),
-] + [(name, "Q") for name in USER_STOPS]
+] + [(name, "Q") for name in USER_STOPS] + \
+    [(name, "Q") for name in LSTACK_STATS]
 CPU_STATS = struct.Struct("<HH" + "".join(t for _, t in CPU_STATS_FIELDS))
-CPU_STATS_SIZE = CPU_STATS.size                     # 116
+CPU_STATS_SIZE = CPU_STATS.size                     # 172
 CPU_STATS_SIZE_V2 = 68                              # version 2's
+CPU_STATS_SIZE_V3 = 116                             # version 3's
 # Version 1's struct sample_stats (376 bytes): size first, appids after
 # first_write_error, no buffers_hwm nor dropped_max_size, then
 # buffers_hwm[64].
@@ -147,16 +174,29 @@ def record(rtype, payload=b"", size=None):
     return REC_HDR.pack(rtype, n if size is None else size) + payload
 
 
+def lstack_part(frames, *, flags=0, nr=None):
+    """A logical stack part: its head (nr, flags) and its frames, bottom
+    first, each (id, arg) or an id (arg 0). nr overrides the count."""
+    pairs = [f if isinstance(f, tuple) else (f, 0) for f in frames]
+    return LSTACK.pack(len(pairs) if nr is None else nr, flags) + \
+        b"".join(LSTACK_FRAME.pack(i, a) for i, a in pairs)
+
+
 def sample(appid, ip, *, mode=MODE_USER, cpu=0, pid=0, tid=0, time_ns=0,
-           user_ip=None, chain=None, flags=None, size=None):
-    """A sample: 36 bytes, 44 with user_ip, 4 more with a chain id (each
-    sets its flag unless flags is given)."""
+           user_ip=None, chain=None, lstack=None, lstack_flags=0,
+           lstack_nr=None, flags=None, size=None):
+    """A sample: 36 bytes, 44 with user_ip, 4 more with a chain id, then
+    with lstack (a list of frames, [] for depth 0) a logical stack part
+    (lstack_part()); each sets its flag unless flags is given."""
     if flags is None:
         flags = (SAMPLE_F_USER_IP if user_ip is not None else 0) | \
-            (SAMPLE_F_CHAIN if chain is not None else 0)
+            (SAMPLE_F_CHAIN if chain is not None else 0) | \
+            (SAMPLE_F_LSTACK if lstack is not None else 0)
     tail = b"" if user_ip is None else struct.pack("<Q", user_ip)
     if chain is not None:
         tail += struct.pack("<I", chain)
+    if lstack is not None:
+        tail += lstack_part(lstack, flags=lstack_flags, nr=lstack_nr)
     n = SAMPLE_SIZE + len(tail)
     return SAMPLE.pack(REC_SAMPLE, n if size is None else size, mode, flags,
                        cpu, appid, pid, tid, time_ns, ip) + tail
@@ -173,6 +213,17 @@ def chain_record(cpu, chain_id, *, kernel=(), user=(), flags=0, size=None,
                       len(kernel) if nr_kernel is None else nr_kernel,
                       len(user) if nr_user is None else nr_user, chain_id,
                       flags) + struct.pack(f"<{len(frames)}Q", *frames)
+
+
+def offcpu_record(appid, off_ns, *, cpu=0, state=OFFCPU_SLEEP, pid=0,
+                  tid=0, time_ns=0, lstack=(), lstack_flags=0,
+                  lstack_nr=None, size=None):
+    """An OFFCPU record (version 4): a registered thread was off the CPU
+    for off_ns from time_ns, with this logical stack (lstack_part())."""
+    part = lstack_part(lstack, flags=lstack_flags, nr=lstack_nr)
+    n = OFFCPU.size + len(part)
+    return OFFCPU.pack(REC_OFFCPU, n if size is None else size, cpu, state,
+                       0, appid, pid, tid, time_ns, off_ns) + part
 
 
 def appid_record(appid, name, *, instance=0, pid=0, path="",
@@ -233,8 +284,8 @@ def stats_record(*, version=FORMAT_VERSION, struct_bytes=None,
     else:
         body = SAMPLE_STATS.pack(*_values(STATS_FIELDS, fields,
                                           {"nr_cpus": 2}))
-        if version == 2:
-            body = body[:SAMPLE_STATS_SIZE_V2]
+        body = body[:{2: SAMPLE_STATS_SIZE_V2,
+                      3: SAMPLE_STATS_SIZE_V3}.get(version, len(body))]
     if struct_bytes is not None:
         body = body[:struct_bytes].ljust(struct_bytes, b"\0")
     if stats_size is None:
@@ -244,12 +295,15 @@ def stats_record(*, version=FORMAT_VERSION, struct_bytes=None,
                           stats_size) + body
 
 
+CPU_STATS_SIZES = {2: CPU_STATS_SIZE_V2, 3: CPU_STATS_SIZE_V3}
+
+
 def cpu_stats_record(cpu, *, version=FORMAT_VERSION, size=None, **fields):
-    """A CPU_STATS record (version 2 on; 68 bytes in version 2, 116 from
-    version 3); fields are struct sleepy_rec_cpu_stats members, 0 by
-    default."""
+    """A CPU_STATS record (version 2 on; 68 bytes in version 2, 116 in
+    version 3, 172 from version 4); fields are struct sleepy_rec_cpu_stats
+    members, 0 by default."""
     fields["cpu"] = cpu
-    n = CPU_STATS_SIZE_V2 if version == 2 else CPU_STATS_SIZE
+    n = CPU_STATS_SIZES.get(version, CPU_STATS_SIZE)
     return CPU_STATS.pack(REC_CPU_STATS, n if size is None else size,
                           *_values(CPU_STATS_FIELDS, fields, {}))[:n]
 
@@ -258,7 +312,8 @@ def cpu_stats_record(cpu, *, version=FORMAT_VERSION, size=None, **fields):
 # summed over the CPUs, or the largest.
 CPU_SUMS = ("samples_taken", "dropped_no_buffer", "dropped_no_appid",
             "skipped_not_user", "irq_ns_total", "irq_calls",
-            "chains_defined", "chains_truncated") + USER_STOPS
+            "chains_defined", "chains_truncated") + USER_STOPS + \
+    LSTACK_STATS
 CPU_MAXES = ("buffers_hwm", "irq_ns_max")
 
 
@@ -306,15 +361,18 @@ class SessionFile:
     def chain(self, cpu, chain_id, **kw):
         return self.add(chain_record(cpu, chain_id, **kw))
 
+    def offcpu(self, appid, off_ns, **kw):
+        return self.add(offcpu_record(appid, off_ns, **kw))
+
     def cpu_stats(self, cpu, **kw):
         kw.setdefault("version", self.version)
         return self.add(cpu_stats_record(cpu, **kw))
 
     def stats(self, *, cpus=None, **kw):
-        """The statistics: in version 2, a CPU_STATS record for each CPU
-        (cpus: a list of dicts, one per CPU, None for a CPU without one,
-        or by default the totals split with cpu_split(); [] for none),
-        then STATS. Returns the STATS record's offset."""
+        """The statistics: from version 2 on, a CPU_STATS record for each
+        CPU (cpus: a list of dicts, one per CPU, None for a CPU without
+        one, or by default the totals split with cpu_split(); [] for
+        none), then STATS. Returns the STATS record's offset."""
         if self.version >= 2:
             kw.setdefault("nr_cpus", self.nr_cpus)
             if cpus is None:

@@ -3,14 +3,19 @@
 The struct layouts come from sleepyfile.py (which follows the uapi header);
 this reader is deliberately simple and strict: it is the ground truth the
 tests compare the kernel's output and parse's reports with. It reads
-format versions 1 to 3; stats is the STATS record as version 3's struct
+format versions 1 to 4; stats is the STATS record as version 4's struct
 sample_stats in every version (fields a version lacks are 0; from version
 1: buffers_hwm the largest of its per-CPU array), cpu_stats the CPU_STATS
 records likewise. A sample with a call chain gets "chain": the callers of
 its IP, innermost first, as a dict (kernel, user: lists of addresses;
 truncated; sp_ret: the user return addresses start with the word at the
-stack pointer; user_cut: the user walk stopped early), or None when its CHAIN record is not in the file; chains are
-checked to come before their samples, once per (cpu, id).
+stack pointer; user_cut: the user walk stopped early), or None when its
+CHAIN record is not in the file; chains are checked to come before their
+samples, once per (cpu, id). Every sample gets "lstack": None for a thread
+without a logical stack, else a dict (frames: a list of (id, arg), bottom
+first; flags; truncated, torn, fault); offcpu lists the OFFCPU records as
+dicts with their lstack alike. A logical stack holds at most 16 frames,
+and none when it was left out (torn, fault).
 """
 import re
 from dataclasses import dataclass, field
@@ -27,6 +32,7 @@ class Session:
     stats: dict = None
     cpu_stats: list = field(default_factory=list)  # dicts, in CPU order
     chains: dict = field(default_factory=dict)     # (cpu, id) -> dict
+    offcpu: list = field(default_factory=list)     # dicts, in file order
 
     def by_name(self, name):
         """Appid records of a binary name, ordered by instance."""
@@ -46,7 +52,7 @@ def read(path):
                        "flags", "reserved", "start_realtime_ns",
                        "start_mono_ns", "release", "machine", "reserved2"), h))
     assert header["magic"] == sf.MAGIC, "bad magic"
-    assert header["version"] in (1, 2, 3), header["version"]
+    assert header["version"] in (1, 2, 3, 4), header["version"]
     header["release"] = header["release"].split(b"\0")[0].decode()
     s = Session(header)
     off = header["header_size"]
@@ -58,6 +64,8 @@ def read(path):
             s.samples.append(_sample(s, data, off, size))
         elif rtype == sf.REC_CHAIN and header["version"] >= 3:
             _chain(s, data, off, size)
+        elif rtype == sf.REC_OFFCPU and header["version"] >= 4:
+            s.offcpu.append(_offcpu(s, data, off, size))
         elif rtype == sf.REC_APPID:
             (_, _, appid, inst, pid, parent, origin, flags, nlen, plen, _,
              t) = sf.APPID.unpack_from(data, off)
@@ -77,8 +85,8 @@ def read(path):
                                 build_id=bid[:idlen].hex(), flags=flags,
                                 path=data[p:p + plen].decode()))
         elif rtype == sf.REC_CPU_STATS and header["version"] >= 2:
-            want = sf.CPU_STATS_SIZE_V2 if header["version"] == 2 else \
-                sf.CPU_STATS_SIZE
+            want = sf.CPU_STATS_SIZES.get(header["version"],
+                                          sf.CPU_STATS_SIZE)
             assert size == want, f"CPU_STATS of {size} bytes"
             assert s.stats is None, "CPU_STATS after STATS"
             vals = sf.CPU_STATS.unpack(
@@ -97,7 +105,8 @@ def _sample(s, data, off, size):
     (_, _, mode, flags, cpu, appid, pid, tid, t,
      ip) = sf.SAMPLE.unpack_from(data, off)
     rec = dict(mode=mode, flags=flags, cpu=cpu, appid=appid, pid=pid,
-               tid=tid, time_ns=t, ip=ip, user_ip=None, offset=off)
+               tid=tid, time_ns=t, ip=ip, user_ip=None, offset=off,
+               lstack=None)
     p = off + sf.SAMPLE_SIZE
     if flags & sf.SAMPLE_F_USER_IP:
         rec["user_ip"] = int.from_bytes(data[p:p + 8], "little")
@@ -107,8 +116,39 @@ def _sample(s, data, off, size):
         rec["chain_id"] = int.from_bytes(data[p:p + 4], "little")
         rec["chain"] = s.chains.get((cpu, rec["chain_id"]))
         p += 4
+    if flags & sf.SAMPLE_F_LSTACK:
+        assert s.header["version"] >= 4
+        rec["lstack"], p = _lstack(data, p, off + size)
     assert p == off + size, f"sample of {size} bytes at {off}"
     return rec
+
+
+def _lstack(data, p, end):
+    """The logical stack part at p (before end); and where it ends."""
+    assert p + sf.LSTACK.size <= end, f"logical stack at {p}"
+    nr, flags = sf.LSTACK.unpack_from(data, p)
+    p += sf.LSTACK.size
+    assert nr <= sf.LSTACK_SAMPLE_FRAMES, f"{nr} frames at {p}"
+    assert p + nr * sf.LSTACK_FRAME.size <= end, f"logical stack at {p}"
+    assert nr == 0 or not flags & (sf.LSTACK_F_TORN | sf.LSTACK_F_FAULT)
+    frames = [sf.LSTACK_FRAME.unpack_from(data, p + i * sf.LSTACK_FRAME.size)
+              for i in range(nr)]
+    return dict(frames=frames, flags=flags,
+                truncated=bool(flags & sf.LSTACK_F_TRUNCATED),
+                torn=bool(flags & sf.LSTACK_F_TORN),
+                fault=bool(flags & sf.LSTACK_F_FAULT)), \
+        p + nr * sf.LSTACK_FRAME.size
+
+
+def _offcpu(s, data, off, size):
+    (_, _, cpu, state, _, appid, pid, tid, t,
+     off_ns) = sf.OFFCPU.unpack_from(data, off)
+    assert size >= sf.OFFCPU_SIZE and cpu < s.header["nr_cpus"], \
+        f"OFFCPU at {off}"
+    lstack, p = _lstack(data, off + sf.OFFCPU.size, off + size)
+    assert p == off + size, f"OFFCPU of {size} bytes at {off}"
+    return dict(cpu=cpu, state=state, appid=appid, pid=pid, tid=tid,
+                time_ns=t, off_ns=off_ns, lstack=lstack, offset=off)
 
 
 def _chain(s, data, off, size):
@@ -125,7 +165,7 @@ def _chain(s, data, off, size):
 
 
 def _stats(data, off, size, version):
-    """A STATS record's struct sample_stats, as version 3's."""
+    """A STATS record's struct sample_stats, as version 4's."""
     _, _, _, stats_size = sf.STATS_HDR.unpack_from(data, off)
     body = data[off + sf.STATS_HDR.size:off + sf.STATS_HDR.size + stats_size]
     assert sf.STATS_HDR.size + stats_size <= size, "stats_size too big"

@@ -93,6 +93,7 @@ int main(void)
 	P(SAMPLE_STATS_SIZE_VER0);
 	P(SAMPLE_STATS_SIZE_VER1);
 	P(SAMPLE_STATS_SIZE_VER2);
+	P(SAMPLE_STATS_SIZE_VER3);
 	P(sizeof(struct sleepy_rec_cpu_stats));
 	P(sizeof(struct sleepy_rec_chain));
 	P(offsetof(struct sleepy_rec_chain, id));
@@ -149,7 +150,9 @@ int main(void)
     assert got["offsetof(struct sleepy_rec_stats, stats)"] == \
         sf.STATS_HDR.size
     assert got["sizeof(struct sample_stats)"] == sf.SAMPLE_STATS_SIZE == \
-        got["SAMPLE_STATS_SIZE_VER2"]
+        got["SAMPLE_STATS_SIZE_VER3"]
+    assert got["SAMPLE_STATS_SIZE_VER2"] == sf.SAMPLE_STATS_SIZE_V3 == \
+        off("<", sf.STATS_FIELDS, "lstack_samples")
     assert got["SAMPLE_STATS_SIZE_VER1"] == sf.SAMPLE_STATS_SIZE_V2 == \
         off("<", sf.STATS_FIELDS, "chains_defined")
     assert got["SAMPLE_STATS_SIZE_VER0"] == sf.SAMPLE_STATS_SIZE_VER0 == \
@@ -157,6 +160,8 @@ int main(void)
     assert got["sizeof(struct sleepy_rec_cpu_stats)"] == sf.CPU_STATS_SIZE
     assert off("<HH", sf.CPU_STATS_FIELDS, "chains_defined") == \
         sf.CPU_STATS_SIZE_V2
+    assert off("<HH", sf.CPU_STATS_FIELDS, "lstack_samples") == \
+        sf.CPU_STATS_SIZE_V3
     assert got["sizeof(struct sleepy_rec_chain)"] == sf.CHAIN_SIZE
     assert got["offsetof(struct sleepy_rec_chain, id)"] == \
         struct.calcsize("<HHHBB")
@@ -585,7 +590,7 @@ def test_statistics_in_every_output(parse, tmp_path):
         cpu=2, buffers_hwm=5, samples_taken=3, dropped_no_buffer=0,
         dropped_no_appid=0, skipped_not_user=7, irq_ns_total=0,
         irq_ns_max=9, irq_calls=3, chains_defined=0, chains_truncated=0,
-        **{n: 0 for n in sf.USER_STOPS})
+        **{n: 0 for n in sf.USER_STOPS + sf.LSTACK_STATS})
     db = tmp_path / "s.db"
     assert parse(f, "--sqlite", db).returncode == 0
     con = sqlite3.connect(db)
@@ -818,7 +823,7 @@ def test_bad_magic(parse):
     assert_format_error(parse(b"\0" * 1000), 0, "magic")
 
 
-@pytest.mark.parametrize("version", [0, 4, 0xFFFFFFFF])
+@pytest.mark.parametrize("version", [0, 5, 0xFFFFFFFF])
 def test_unknown_version(parse, version):
     f = sf.SessionFile(version=version)
     f.sample(1, 1)
@@ -876,8 +881,8 @@ def bad_record_file(rec):
      "range (120..128)"),
     (sf.stats_record(version=2, stats_size=129), "stats_size 129 out of "
      "range (120..128)"),
-    (sf.cpu_stats_record(0, size=115) + b"\0", "cpu stats record of 115 "
-     "bytes is shorter than its 116-byte fixed part"),
+    (sf.cpu_stats_record(0, size=171) + b"\0", "cpu stats record of 171 "
+     "bytes is shorter than its 172-byte fixed part"),
     (sf.sample(1, 0x10, flags=sf.SAMPLE_F_CHAIN), "sample (with a chain "
      "id) record of 36 bytes is shorter than its 40-byte fixed part"),
     (sf.sample(1, 0x10, user_ip=5, flags=3), "shorter than its 48-byte"),
