@@ -85,20 +85,29 @@ static uint32_t child(struct calltree *t, uint32_t parent,
 	return (uint32_t)t->n++;
 }
 
-int calltree_add(struct calltree *t, const struct tree_frame *f, size_t n,
-		 uint64_t count)
+int calltree_add_off(struct calltree *t, const struct tree_frame *f,
+		     size_t n, uint64_t count, uint64_t off_ns)
 {
 	uint32_t node = 0;
 
 	t->v[0].total += count;
+	t->v[0].off_total += off_ns;
 	for (size_t i = 0; i < n; i++) {
 		node = child(t, node, &f[i]);
 		if (!node)
 			return -1;
 		t->v[node].total += count;
+		t->v[node].off_total += off_ns;
 	}
 	t->v[node].self += count;
+	t->v[node].off_self += off_ns;
 	return 0;
+}
+
+int calltree_add(struct calltree *t, const struct tree_frame *f, size_t n,
+		 uint64_t count)
+{
+	return calltree_add_off(t, f, n, count, 0);
 }
 
 static int cmp_nodes(const void *pa, const void *pb, void *arg)
@@ -110,6 +119,8 @@ static int cmp_nodes(const void *pa, const void *pb, void *arg)
 
 	if (c->by_total && a->total != b->total)
 		return a->total < b->total ? 1 : -1;
+	if (c->by_total && a->off_total != b->off_total)
+		return a->off_total < b->off_total ? 1 : -1;
 	r = strcmp(strtab_get(c->names, a->f.name),
 		   strtab_get(c->names, b->f.name));
 	if (r)
@@ -139,9 +150,8 @@ ssize_t calltree_children(const struct tree_order *c, uint32_t n,
 
 /* ------------------------------------------------------------ stacks */
 
-/* The application's frame: "name#instance", or with by_app "name". */
-static int app_frame(const struct stack_source *src, uint32_t appid,
-		     struct tree_frame *f)
+int stack_app_frame(const struct stack_source *src, uint32_t appid,
+		    struct tree_frame *f)
 {
 	const struct appid_info *a = appids_find(src->appids, appid);
 	char buf[300];
@@ -260,7 +270,7 @@ int stack_frames(const struct stack_source *src, const struct count_entry *e,
 	uint64_t addrs[STACK_MAX_FRAMES];
 	int n = stack_addrs(src, e, addrs), k = 0;
 
-	if (n < 0 || app_frame(src, CE_APPID(e), &out[k++]))
+	if (n < 0 || stack_app_frame(src, CE_APPID(e), &out[k++]))
 		return -1;
 	while (n-- > 0)
 		if (addr_frame(src, CE_APPID(e), addrs[n], &out[k++]))

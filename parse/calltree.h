@@ -4,8 +4,10 @@
  * disclosure describes: each stack, root first, goes down the tree from
  * the root, one node per frame, and adds its samples to every node it
  * passes (total) and to the last (self). A frame is a name of a kind
- * (the application, a user or kernel function, and later logical
- * frames), so the tree takes frames from any source.
+ * (the application, a user or kernel function, a logical frame), so the
+ * tree takes frames from any source. Besides samples, a node may carry
+ * off-CPU time (the logical stacks' activity tree, lstacktree.h), added
+ * the same way.
  *
  * stack_frames() makes a session's stacks into frames: the application
  * (its appid, or with by_app its name), then the user frames outermost
@@ -50,6 +52,7 @@ struct tnode {
 	uint32_t next;		/* the next sibling, 0: none */
 	struct tree_frame f;
 	uint64_t self, total;
+	uint64_t off_self, off_total;	/* off-CPU ns */
 };
 
 struct calltree {
@@ -63,12 +66,16 @@ void calltree_free(struct calltree *t);
 /* Add count samples of the stack of n frames, root first. 0 or -1. */
 int calltree_add(struct calltree *t, const struct tree_frame *f, size_t n,
 		 uint64_t count);
+/* The same with off_ns of off-CPU time too. 0 or -1. */
+int calltree_add_off(struct calltree *t, const struct tree_frame *f,
+		     size_t n, uint64_t count, uint64_t off_ns);
 
 /* The order of a node's children in the views. */
 struct tree_order {
 	const struct calltree *t;
 	const struct strtab *names;
-	bool by_total;		/* most samples first; else by name */
+	bool by_total;		/* most samples (then off-CPU time) first;
+				 * else by name */
 };
 
 /*
@@ -105,5 +112,10 @@ int stack_addrs(const struct stack_source *src, const struct count_entry *e,
  */
 int stack_frames(const struct stack_source *src, const struct count_entry *e,
 		 struct tree_frame *out);
+
+/* The root frame of the appid's stacks: its appid, or with by_app its
+ * name. 0, or -1 when out of memory. */
+int stack_app_frame(const struct stack_source *src, uint32_t appid,
+		    struct tree_frame *f);
 
 #endif /* SLEEPY_PARSE_CALLTREE_H */

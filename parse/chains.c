@@ -131,11 +131,22 @@ static uint32_t intern(struct chain_table *t, struct chain *c,
 		return 0;
 	t->v = v;
 	c->off = (uint32_t)t->nframes;
-	memcpy(t->frames + t->nframes, frames, n * sizeof(*frames));
+	if (n)		/* frames may be NULL yet */
+		memcpy(t->frames + t->nframes, frames, n * sizeof(*frames));
 	t->nframes += n;
 	t->v[t->n] = *c;
 	t->index.slot[j] = (uint32_t)t->n;
 	return (uint32_t)t->n++;
+}
+
+uint32_t chains_intern(struct chain_table *t, uint8_t nr_kernel,
+		       uint8_t nr_user, uint8_t flags, const uint64_t *frames)
+{
+	struct chain c = {
+		.nr_kernel = nr_kernel, .nr_user = nr_user, .flags = flags,
+	};
+
+	return intern(t, &c, frames);
 }
 
 int chains_add(struct chain_table *t, const struct sleepy_chain *rec)

@@ -39,6 +39,13 @@ struct chain_table {
 
 int chains_init(struct chain_table *t);
 void chains_free(struct chain_table *t);
+/*
+ * The id of these frames (nr_kernel + nr_user of them) and flags, interned
+ * if new (a table of frame lists: the logical stacks' too, lstack.h);
+ * 0 when out of memory.
+ */
+uint32_t chains_intern(struct chain_table *t, uint8_t nr_kernel,
+		       uint8_t nr_user, uint8_t flags, const uint64_t *frames);
 /* Intern a CHAIN record. Returns 0, or -1 when out of memory. */
 int chains_add(struct chain_table *t, const struct sleepy_chain *c);
 /* The id of CPU cpu's chain id, or 0 (then counted as lost). */

@@ -49,11 +49,18 @@ struct flame {
 	const struct calltree *t;
 	const struct strtab *names;
 	const struct flame_in *in;
-	uint64_t all;		/* the root's samples */
-	double scale;		/* px per sample */
+	uint64_t all;		/* the root's samples (or off-CPU ns) */
+	double scale;		/* px per sample (or ns) */
 	unsigned int depth;	/* the deepest frame drawn */
+	int top;		/* the frames' top: below the legend */
 	char name[FG_NAME], label[FG_NAME];
 };
+
+/* Node n's width: its total samples, or its off-CPU time. */
+static uint64_t weight(const struct flame *fl, uint32_t n)
+{
+	return fl->in->offcpu ? fl->t->v[n].off_total : fl->t->v[n].total;
+}
 
 /* s with XML's special characters escaped, other bytes as '?'. */
 static void xml_put(FILE *f, const char *s)
@@ -124,7 +131,7 @@ static void colour(const struct kind_style *ks, const char *name, char *buf)
 /* Whether node n is drawn (its caller being drawn). */
 static bool kept(const struct flame *fl, uint32_t n)
 {
-	const uint64_t total = fl->t->v[n].total;
+	const uint64_t total = weight(fl, n);
 
 	return (double)total * fl->scale >= FG_MIN_PX &&
 	       fmt_percent(total, fl->all) >= fl->in->min_percent;
@@ -146,6 +153,25 @@ static unsigned int max_depth(const struct flame *fl, uint32_t n,
 	return m;
 }
 
+/* A frame's title after its name and kind: its samples and their share,
+ * its off-CPU time if the tree has any (or the other way round). */
+static void title_counts(const struct flame *fl, const struct tnode *node)
+{
+	const uint64_t w = fl->in->offcpu ? node->off_total : node->total;
+	const double pct = fmt_percent(w, fl->all);
+
+	if (fl->in->offcpu)
+		fprintf(fl->f, ": %.3fs off-CPU, %.2f%%; %" PRIu64 " sample%s",
+			(double)w / 1e9, pct, node->total,
+			node->total == 1 ? "" : "s");
+	else
+		fprintf(fl->f, ": %" PRIu64 " sample%s, %.2f%%", w,
+			w == 1 ? "" : "s", pct);
+	if (!fl->in->offcpu && fl->t->v[0].off_total)
+		fprintf(fl->f, "; %.3fs off-CPU",
+			(double)node->off_total / 1e9);
+}
+
 /* Node n at depth d, x samples from the left: a group with its title
  * (and the data the script zooms by), its box and its label. */
 static void frame(struct flame *fl, uint32_t n, unsigned int d, uint64_t x)
@@ -154,8 +180,8 @@ static void frame(struct flame *fl, uint32_t n, unsigned int d, uint64_t x)
 	const struct kind_style *ks = n ? &kind_styles[node->f.kind] :
 		&root_style;
 	const double px = FG_PAD + (double)x * fl->scale;
-	const double w = (double)node->total * fl->scale;
-	const int y = FG_TOP + (int)(fl->depth - d) * FG_ROW;
+	const double w = (double)weight(fl, n) * fl->scale;
+	const int y = fl->top + (int)(fl->depth - d) * FG_ROW;
 	FILE *f = fl->f;
 	char rgb[8];
 
@@ -165,7 +191,7 @@ static void frame(struct flame *fl, uint32_t n, unsigned int d, uint64_t x)
 	colour(ks, fl->name, rgb);
 	fit(fl->label, sizeof(fl->label), fl->name, w);
 	fprintf(f, "<g class=\"f %s\" data-x=\"%" PRIu64 "\" data-w=\"%"
-		PRIu64 "\" data-d=\"%u\" data-n=\"", ks->cls, x, node->total,
+		PRIu64 "\" data-d=\"%u\" data-n=\"", ks->cls, x, weight(fl, n),
 		d);
 	xml_put(f, fl->name);
 	fputs("\"><title>", f);
@@ -178,10 +204,9 @@ static void frame(struct flame *fl, uint32_t n, unsigned int d, uint64_t x)
 		}
 		fputc(')', f);
 	}
-	fprintf(f, ": %" PRIu64 " sample%s, %.2f%%</title>", node->total,
-		node->total == 1 ? "" : "s", fmt_percent(node->total, fl->all));
-	fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
-		"rx=\"2\" fill=\"%s\"/><text x=\"%.2f\" y=\"%d\">", px, y, w,
+	title_counts(fl, node);
+	fprintf(f, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
+		"height=\"%d\" rx=\"2\" fill=\"%s\"/><text x=\"%.2f\" y=\"%d\">", px, y, w,
 		FG_ROW - 1, rgb, px + 3, y + FG_ROW - 4);
 	xml_put(f, fl->label);
 	fputs("</text></g>\n", f);
@@ -200,7 +225,7 @@ static int draw(struct flame *fl, uint32_t n, unsigned int d, uint64_t x)
 	for (ssize_t i = 0; i < k && !rc; i++) {
 		if (kept(fl, kids[i]))
 			rc = draw(fl, kids[i], d + 1, x);
-		x += fl->t->v[kids[i]].total;
+		x += weight(fl, kids[i]);
 	}
 	free(kids);
 	return k < 0 ? -1 : rc;
@@ -290,8 +315,9 @@ static const char script[] =
 	"    if (f.x >= end) { sum += f.w; end = f.x + f.w; }\n"
 	"  });\n"
 	"  matched.textContent = test === null ? '' : 'Matched: ' +\n"
-	"    (100 * sum / FG.total).toFixed(2) + '% of all samples (' +\n"
-	"    hits.length + (hits.length === 1 ? ' frame)' : ' frames)');\n"
+	"    (100 * sum / FG.total).toFixed(2) + '% of all ' + FG.what +\n"
+	"    ' (' + hits.length + (hits.length === 1 ? ' frame)' :\n"
+	"    ' frames)');\n"
 	"}\n"
 	"function frameOf(e) {\n"
 	"  var g = e.target.closest ? e.target.closest('g.f') : null;\n"
@@ -348,16 +374,52 @@ static void head(struct flame *fl, int h)
 		FG_WIDTH - FG_PAD - 220);
 }
 
+/* The kinds' colours, named, in a row above the frames. */
+static void legend(struct flame *fl)
+{
+	static const enum frame_kind order[] = {
+		FRAME_APP, FRAME_LOGICAL, FRAME_USER, FRAME_KERNEL,
+	};
+	static const char *const what[NR_FRAME_KINDS] = {
+		[FRAME_APP] = "application", [FRAME_USER] = "user function",
+		[FRAME_KERNEL] = "kernel function",
+		[FRAME_LOGICAL] = "logical frame",
+	};
+	const int y = FG_TOP - 2;
+	int x = FG_PAD;
+	char rgb[8];
+
+	fputs("<g id=\"legend\">", fl->f);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const struct kind_style *ks = &kind_styles[order[i]];
+
+		colour(ks, ks->what, rgb);
+		fprintf(fl->f, "<g class=\"key %s\"><rect x=\"%d\" y=\"%d\" "
+			"width=\"12\" height=\"12\" fill=\"%s\"/><text "
+			"x=\"%d\" y=\"%d\">%s</text></g>", ks->cls, x, y, rgb,
+			x + 16, y + 10, what[order[i]]);
+		x += 16 + (int)(strlen(what[order[i]]) * FG_CHAR_W) + 20;
+	}
+	fputs("</g>\n", fl->f);
+}
+
 static void tail(struct flame *fl, int h)
 {
-	fprintf(fl->f, "<text id=\"status\" x=\"%d\" y=\"%d\">%s</text>\n"
-		"<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\">"
-		"</text>\n<script><![CDATA[\nvar FG = { width: %d, pad: %d, "
-		"charWidth: %g, total: %" PRIu64 " };\n%s]]></script>\n"
-		"</svg>\n", FG_PAD, h - 10, fl->all ? "Click a frame to zoom; "
-		"Ctrl+F to search; Escape resets" : "(no samples)",
-		FG_WIDTH - FG_PAD, h - 10, FG_WIDTH - 2 * FG_PAD, FG_PAD,
-		FG_CHAR_W, fl->all ? fl->all : 1, script);
+	const char *what = fl->in->offcpu ? "off-CPU time" : "samples";
+
+	fprintf(fl->f, "<text id=\"status\" x=\"%d\" y=\"%d\">",
+		FG_PAD, h - 10);
+	if (fl->all)
+		fputs("Click a frame to zoom; Ctrl+F to search; Escape resets",
+		      fl->f);
+	else
+		fprintf(fl->f, "(no %s)", what);
+	fprintf(fl->f, "</text>\n<text id=\"matched\" x=\"%d\" y=\"%d\" "
+		"text-anchor=\"end\"></text>\n<script><![CDATA[\nvar FG = { "
+		"width: %d, pad: %d, charWidth: %g, total: %" PRIu64 ", what: "
+		"'%s' };\n%s]]></script>\n</svg>\n", FG_WIDTH - FG_PAD, h - 10,
+		FG_WIDTH - 2 * FG_PAD, FG_PAD, FG_CHAR_W,
+		fl->all ? fl->all : 1, what, script);
 }
 
 /* The whole image. 0, or -1 when out of memory. */
@@ -365,12 +427,15 @@ static int write_svg(struct flame *fl)
 {
 	int h, rc = 0;
 
-	fl->all = fl->t->v[0].total;
+	fl->all = weight(fl, 0);
 	fl->scale = fl->all ? (FG_WIDTH - 2.0 * FG_PAD) / (double)fl->all :
 		0;
 	fl->depth = fl->all ? max_depth(fl, 0, 0) : 0;
-	h = FG_TOP + (int)(fl->depth + 1) * FG_ROW + FG_BOTTOM;
+	fl->top = FG_TOP + (fl->in->legend ? FG_ROW : 0);
+	h = fl->top + (int)(fl->depth + 1) * FG_ROW + FG_BOTTOM;
 	head(fl, h);
+	if (fl->in->legend)
+		legend(fl);
 	if (fl->all)
 		rc = draw(fl, 0, 0, 0);
 	tail(fl, h);

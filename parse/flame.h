@@ -14,6 +14,10 @@
  *
  * Frames under min_percent of all samples or narrower than 0.1 px are
  * left out with their callees; the others keep their exact counts.
+ *
+ * The logical stacks' activity tree is drawn the same way, with a legend
+ * of the kinds' colours above it (logical frames green), its frames' off-
+ * CPU time in their titles; or by its off-CPU time instead of samples.
  */
 #ifndef SLEEPY_PARSE_FLAME_H
 #define SLEEPY_PARSE_FLAME_H
@@ -29,6 +33,8 @@ struct flame_in {
 	const char *file;	/* the session file, for the subtitle */
 	const char *filters;	/* filters_describe(); "" for none */
 	double min_percent;	/* frames under this share of all: left out */
+	bool offcpu;		/* widths by off-CPU time, not samples */
+	bool legend;		/* the kinds' colours, named */
 };
 
 /*

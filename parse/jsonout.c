@@ -153,6 +153,15 @@ static void json_row(struct json *j, const struct report *rep,
 	json_close(j);
 }
 
+void json_run_head(struct json *j, const struct run *run)
+{
+	json_str(j, "file", run->o->file);
+	json_session(j, run->s);
+	json_stats(j, run->s);
+	json_filters(j, run->o);
+	json_str(j, "kernel_symbols", run->ks->source);
+}
+
 static void json_report(const struct run *run, const struct report *rep,
 			size_t index)
 {
@@ -163,11 +172,7 @@ static void json_report(const struct run *run, const struct report *rep,
 
 	(void)index;
 	json_begin(&j, run->out);
-	json_str(&j, "file", run->o->file);
-	json_session(&j, run->s);
-	json_stats(&j, run->s);
-	json_filters(&j, run->o);
-	json_str(&j, "kernel_symbols", run->ks->source);
+	json_run_head(&j, run);
 	json_u64(&j, "total", rep->total);
 	json_array(&j, "by", JSON_INLINE);
 	for (size_t i = 0; i < rep->nby; i++)

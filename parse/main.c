@@ -13,7 +13,9 @@
  * report engine (report.c) and the writers (text.c, csv.c, jsonout.c,
  * plot.c, sqlout.c, annotate.c), the call trees (calltree.c, children.c)
  * and their writers (treeout.c, scriptout.c, flame.c, pprof.c, which
- * reads the file a second time, as scriptout.c does).
+ * reads the file a second time, as scriptout.c does); the logical stacks'
+ * activity tree (lstack.c, lstacktree.c, lstacknames.c) and its writers
+ * (lstackout.c, treeout.c, flame.c).
  *
  * The file is streamed: memory grows with the number of distinct report
  * keys, not with the number of samples; symbols are looked up after the
@@ -34,6 +36,8 @@
 #include "debuginfo.h"
 #include "filters.h"
 #include "flame.h"
+#include "lstackout.h"
+#include "lstacktree.h"
 #include "plot.h"
 #include "pprof.h"
 #include "sqlout.h"
@@ -58,6 +62,8 @@ struct state {
 	struct chain_table chains;	/* the call-chain views': */
 	struct count_table stacks;	/* (ip, appid, chain) -> samples */
 	struct stack_ids stack_ids;	/* the database's */
+	struct lstacks lstacks;		/* the activity tree's and database's */
+	struct lstack_names lnames;	/* the names of logical frames */
 	struct appid_table appids;
 	struct maps maps;
 	struct strtab names;
@@ -111,10 +117,12 @@ static void count_session(struct state *st)
 	const struct options *o = &st->o;
 	struct count_mask *rm = &st->keys, m;
 	const bool stacks = options_need_stacks(o);
+	const bool lstacks = o->lstack || o->sqlite;
 	const struct session_out out = {
 		&st->counts, &st->appids, &st->maps, &st->names,
 		stacks ? &st->chains : NULL, stacks ? &st->stacks : NULL,
 		o->sqlite ? &st->stack_ids : NULL,
+		lstacks ? &st->lstacks : NULL,
 	};
 	uint64_t total;
 
@@ -133,6 +141,13 @@ static void count_session(struct state *st)
 		die_nomem();
 	if (o->sqlite && stackids_init(&st->stack_ids))
 		die_nomem();
+	if (lstacks && lstacks_init(&st->lstacks, o->lstack,
+				    o->lstack_with_callchain))
+		die_nomem();
+	st->lnames = (struct lstack_names){
+		.session = strcmp(o->file, "-") ? o->file : NULL,
+		.symfs = o->symfs, .file = o->file,
+	};
 	appids_init(&st->appids);
 	maps_init(&st->maps);
 	switch (session_read(st->r, o, &m, &out, &st->s)) {
@@ -340,6 +355,53 @@ static void write_script(struct state *st)
 	sleepy_reader_close(r);
 }
 
+/* The logical stacks' activity tree. */
+static void build_lstack(struct state *st, struct calltree *t,
+			 struct lstack_tally *tally)
+{
+	const struct stack_source src = stack_source(st, st->o.fields ==
+						     FB(F_APP));
+	const struct lstack_tree_in in = {
+		&st->lstacks, &st->o, &src, &st->lnames,
+	};
+
+	if (lstack_tree_build(&in, t, tally))
+		die_nomem();
+}
+
+/* --tree lstack: the activity tree as text, JSON or folded stacks. */
+static void write_lstack(struct state *st)
+{
+	const struct options *o = &st->o;
+	const struct run run = {
+		stdout, o, &st->s, &st->ks, st->symbols, st->filters,
+		st->total,
+	};
+	char mode[32], title[96];
+	struct lstack_tally tally;
+	struct calltree t;
+	const struct lstack_out out = {
+		&run, &t, &st->names, &tally, &st->lnames, title,
+		o->format == FORMAT_TEXT || o->have_min_percent ?
+		o->min_percent : 0,
+	};
+
+	snprintf(title, sizeof(title), "Activity tree (logical stacks), %s",
+		 options_mode_title(o, mode, sizeof(mode)));
+	build_lstack(st, &t, &tally);
+	if (o->format == FORMAT_FOLDED) {
+		if (tree_print_folded(stdout, &t, &st->names, o->offcpu))
+			die_nomem();
+	} else if (o->format == FORMAT_JSON) {
+		if (lstack_print_json(&out))
+			die_nomem();
+	} else {
+		text_writer.begin(&run);
+		lstack_print_text(&out);
+	}
+	calltree_free(&t);
+}
+
 /* The call-chain views: the text tree, or the folded stacks. */
 static void write_stacks(struct state *st)
 {
@@ -355,35 +417,49 @@ static void write_stacks(struct state *st)
 		write_script(st);
 		return;
 	}
+	if (o->lstack) {
+		write_lstack(st);
+		return;
+	}
 	build_tree(st, &t, o->tree && o->inverted);	/* not folded */
 	if (o->format == FORMAT_FOLDED) {
-		if (tree_print_folded(stdout, &t, &st->names))
+		if (tree_print_folded(stdout, &t, &st->names, false))
 			die_nomem();
 	} else {
 		snprintf(title, sizeof(title), "Call tree, %s",
 			 options_mode_title(o, mode, sizeof(mode)));
 		text_writer.begin(&run);
 		tree_print_text(stdout, &t, &st->names, &(struct tree_text){
-			title, o->min_percent, o->inverted });
+			title, o->min_percent, o->inverted, false });
 	}
 	calltree_free(&t);
 }
 
-/* --flamegraph OUT.svg: the call tree (inverted with --inverted), drawn;
- * --min-percent prunes it only when given. */
+/* --flamegraph OUT.svg: the call tree (inverted with --inverted), or the
+ * activity tree with --tree lstack, drawn; --min-percent prunes it only
+ * when given. */
 static void write_flamegraph(struct state *st)
 {
 	const struct options *o = &st->o;
-	char mode[32], title[128], err[1024];
+	char buf[32], title[160], err[1024];
+	const char *mode = options_mode_title(o, buf, sizeof(buf));
+	struct lstack_tally tally;
 	struct calltree t;
 
-	snprintf(title, sizeof(title), "Flame graph, %s%s",
-		 options_mode_title(o, mode, sizeof(mode)),
-		 o->inverted ? ", inverted: callees at the root" : "");
-	build_tree(st, &t, o->inverted);
+	if (o->lstack) {
+		snprintf(title, sizeof(title), "Activity flame graph (logical "
+			 "stacks), %s%s", mode,
+			 o->offcpu ? ", by off-CPU time" : "");
+		build_lstack(st, &t, &tally);
+	} else {
+		snprintf(title, sizeof(title), "Flame graph, %s%s", mode,
+			 o->inverted ? ", inverted: callees at the root" : "");
+		build_tree(st, &t, o->inverted);
+	}
 	if (flame_write(o->flamegraph, &t, &st->names, &(struct flame_in){
 				title, o->file, st->filters,
-				o->have_min_percent ? o->min_percent : 0 },
+				o->have_min_percent ? o->min_percent : 0,
+				o->offcpu, o->lstack },
 			err, sizeof(err)))
 		die(1, "%s", err);
 	calltree_free(&t);
@@ -401,6 +477,7 @@ static void write_sqlite(struct state *st)
 		.counts = &st->counts, .have_stats = st->s.have_stats,
 		.stats = &st->s.stats, .cpus = st->s.cpus, .ncpus = st->s.ncpus,
 		.stacks = &st->stack_ids, .src = &src,
+		.lstacks = &st->lstacks, .lnames = &st->lnames, .o = &st->o,
 	};
 	char err[512];
 
@@ -447,6 +524,9 @@ static void free_state(struct state *st)
 		counts_free(&st->stacks);
 		chains_free(&st->chains);
 	}
+	if (st->o.lstack || st->o.sqlite)
+		lstacks_free(&st->lstacks);
+	lstack_names_free(&st->lnames);
 	counts_free(&st->counts);
 	appids_free(&st->appids);
 	maps_free(&st->maps);

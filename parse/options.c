@@ -29,7 +29,9 @@ static const char usage_text[] =
 	"usage: parse [--by FIELDS] [filters] [--format text|csv|json] [--top N]\n"
 	"             [--symfs DIR] [--kallsyms FILE | --vmlinux FILE]\n"
 	"             [--sqlite OUT.db] [--plot OUT.svg] [--annotate SYMBOL]\n"
-	"             [--tree [--inverted] [--min-percent P]] [--children]\n"
+	"             [--tree [calls] [--inverted] [--min-percent P]] [--children]\n"
+	"             [--tree lstack [--lstack-args] [--lstack-with-callchain]\n"
+	"              [--offcpu] [--min-percent P]]\n"
 	"             [--flamegraph OUT.svg [--inverted] [--min-percent P]]\n"
 	"             [--pprof OUT.pb.gz]\n"
 	"             FILE\n"
@@ -66,11 +68,24 @@ static const char usage_text[] =
 	"                  app;outermost;...;leaf COUNT, kernel frames _[k])\n"
 	"                  or perf-script (each sample and its frames as\n"
 	"                  perf script prints them; FILE, not stdin)\n"
-	"  --tree          the call tree of the call chains, top-down from\n"
+	"  --tree [calls]  the call tree of the call chains, top-down from\n"
 	"                  the application (appid, or app with --by app),\n"
 	"                  with total and self samples per frame\n"
+	"  --tree lstack   (or --tree=lstack) the activity tree of the\n"
+	"                  logical stacks (sessions of sample_start --lstack):\n"
+	"                  per frame, on-CPU samples (total, self) and off-CPU\n"
+	"                  time (total, self); all modes unless --mode is\n"
+	"                  given; text, --format json (the tree) or folded;\n"
+	"                  --flamegraph draws it\n"
+	"  --lstack-args   --tree lstack: frames split by their arg: name(arg)\n"
+	"  --lstack-with-callchain  --tree lstack: each sample's call chain\n"
+	"                  (user frames outermost first, then kernel) above\n"
+	"                  its logical frames\n"
+	"  --offcpu        --tree lstack: weigh the folded stacks (in us) and\n"
+	"                  the flame graph by off-CPU time, not samples\n"
 	"  --inverted      --tree bottom-up: each function, then its callers\n"
 	"  --min-percent P --tree: leave out nodes under P% of the samples\n"
+	"                  (lstack: and under P% of the off-CPU time)\n"
 	"                  (default 0.5)\n"
 	"  --children      add each row's inclusive samples (with callers'\n"
 	"                  rows), by the call chains, and sort by them; by\n"
@@ -121,7 +136,11 @@ enum option_id {
 	OPT_TREE, OPT_INVERTED, OPT_MIN_PERCENT, OPT_CHILDREN,
 	OPT_PPROF,
 	OPT_FLAMEGRAPH, OPT_ARCHIVE, OPT_BUILDID_DIR, OPT_TID,
+	OPT_LSTACK_ARGS, OPT_LSTACK_WITH_CALLCHAIN, OPT_OFFCPU,
+	OPT_END,
 };
+
+_Static_assert(OPT_END - OPT_BY <= 64, "an option's bit in seen");
 
 static const struct option options[] = {
 	{ "by", required_argument, NULL, OPT_BY },
@@ -142,7 +161,7 @@ static const struct option options[] = {
 	{ "slice-ms", required_argument, NULL, OPT_SLICE_MS },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "annotate", required_argument, NULL, OPT_ANNOTATE },
-	{ "tree", no_argument, NULL, OPT_TREE },
+	{ "tree", optional_argument, NULL, OPT_TREE },
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "min-percent", required_argument, NULL, OPT_MIN_PERCENT },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
@@ -150,6 +169,10 @@ static const struct option options[] = {
 	{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+	{ "lstack-args", no_argument, NULL, OPT_LSTACK_ARGS },
+	{ "lstack-with-callchain", no_argument, NULL,
+	  OPT_LSTACK_WITH_CALLCHAIN },
+	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -174,7 +197,20 @@ static const int needs[][3] = {
 	{ OPT_MIN_PERCENT, OPT_TREE, OPT_FLAMEGRAPH },
 };
 
-#define SEEN(id)	(1u << ((id) - OPT_BY))
+#define SEEN(id)	(1ull << ((id) - OPT_BY))
+
+/* --tree's kinds: --tree KIND takes the next word when it is one. */
+static const char *const tree_kinds[] = { "calls", "lstack" };
+
+#define NR_TREE_KINDS (sizeof(tree_kinds) / sizeof(tree_kinds[0]))
+
+static bool is_tree_kind(const char *word)
+{
+	for (size_t i = 0; i < NR_TREE_KINDS; i++)
+		if (!strcmp(word, tree_kinds[i]))
+			return true;
+	return false;
+}
 
 /* ------------------------------------------------------------ values */
 
@@ -355,6 +391,16 @@ static void set_option(struct options *o, int id, const char *opt,
 		break;
 	case OPT_TREE:
 		o->tree = true;
+		o->lstack = v && choose(opt, v, tree_kinds, NR_TREE_KINDS) == 1;
+		break;
+	case OPT_LSTACK_ARGS:
+		o->lstack_args = true;
+		break;
+	case OPT_LSTACK_WITH_CALLCHAIN:
+		o->lstack_with_callchain = true;
+		break;
+	case OPT_OFFCPU:
+		o->offcpu = true;
 		break;
 	case OPT_INVERTED:
 		o->inverted = true;
@@ -398,7 +444,7 @@ static void check_spelling(const char *arg)
 			if (strlen(p->name) == len &&
 			    !strncmp(arg + 2, p->name, len) &&
 			    (arg[2 + len] == '\0' ||
-			     p->has_arg == required_argument))
+			     p->has_arg != no_argument))
 				return;
 	}
 	die(2, "%s: unknown option (see --help)", arg);
@@ -426,7 +472,10 @@ static void check_stacks(const struct options *o)
 {
 	if (!options_stacks(o))
 		return;
-	if (o->tree && o->format != FORMAT_TEXT)
+	if (o->lstack && o->format != FORMAT_TEXT &&
+	    o->format != FORMAT_JSON && o->format != FORMAT_FOLDED)
+		die(2, "--tree lstack: prints text, json or folded");
+	if (o->tree && !o->lstack && o->format != FORMAT_TEXT)
 		die(2, "--tree: prints text (--format folded writes the "
 		    "stacks)");
 	if (o->fields && o->fields != FB(F_APP) && o->fields != FB(F_APPID))
@@ -461,6 +510,29 @@ static void check_children(struct options *o)
 		    "line (the stacks keep no cpu or mode)");
 }
 
+/* The activity tree's options need it; all modes unless --mode. */
+static void check_lstack(struct options *o, uint64_t seen)
+{
+	static const int lstack_only[] = {
+		OPT_LSTACK_ARGS, OPT_LSTACK_WITH_CALLCHAIN, OPT_OFFCPU,
+	};
+
+	for (size_t i = 0; i < sizeof(lstack_only) / sizeof(lstack_only[0]);
+	     i++)
+		if ((seen & SEEN(lstack_only[i])) && !o->lstack)
+			die(2, "--%s needs --tree lstack",
+			    option_name(lstack_only[i]));
+	if (!o->lstack)
+		return;
+	if (o->inverted)
+		die(2, "--inverted: not with --tree lstack");
+	if (o->offcpu && o->format != FORMAT_FOLDED && !o->flamegraph)
+		die(2, "--offcpu: weighs the folded stacks and the flame graph "
+		    "by off-CPU time: needs --format folded or --flamegraph");
+	if (!(seen & SEEN(OPT_MODE)))
+		o->mode = MODE_ALL;
+}
+
 /* A folder option's value must be a folder. */
 static void check_dir(const char *opt, const char *dir)
 {
@@ -475,7 +547,7 @@ static void check_dir(const char *opt, const char *dir)
 }
 
 /* What can only be checked once every option is read. */
-static void check_options(struct options *o, unsigned int seen)
+static void check_options(struct options *o, uint64_t seen)
 {
 	const char *dot;
 
@@ -495,6 +567,7 @@ static void check_options(struct options *o, unsigned int seen)
 			die(2, "--%s needs --%s or --%s",
 			    option_name(needs[i][0]), option_name(needs[i][1]),
 			    option_name(needs[i][2]));
+	check_lstack(o, seen);
 	check_stacks(o);
 	check_children(o);
 	if (o->pprof && !strcmp(o->file, "-"))
@@ -519,7 +592,7 @@ struct options options_parse(int argc, char **argv)
 		.pid = -1, .tid = -1, .cpu = -1, .slice_ns = 100000000ull,
 		.min_percent = 0.5,
 	};
-	unsigned int seen = 0;
+	uint64_t seen = 0;
 	char opt[32];
 	int c, li;
 
@@ -541,6 +614,10 @@ struct options options_parse(int argc, char **argv)
 			snprintf(opt, sizeof(opt), "--%s", options[li].name);
 			seen |= SEEN(c);
 			set_option(&o, c, opt, optarg);
+			/* --tree KIND: the next word, if it names one. */
+			if (c == OPT_TREE && !optarg && optind < argc &&
+			    is_tree_kind(argv[optind]))
+				set_option(&o, c, opt, argv[optind++]);
 		} else {
 			die(2, "%s: unknown option (see --help)",
 			    argv[optind - 1]);

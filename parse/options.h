@@ -38,6 +38,10 @@ struct options {
 	const char *pprof;	/* --pprof OUT: a profile.proto too */
 	uint64_t slice_ns;
 	bool tree, inverted;	/* --tree, --inverted */
+	bool lstack;		/* --tree lstack: the logical stacks' tree */
+	bool lstack_args;	/* --lstack-args: frames split by their arg */
+	bool lstack_with_callchain;	/* machine stacks above them */
+	bool offcpu;		/* --offcpu: folded, flame graph by off-CPU */
 	bool children;		/* --children */
 	double min_percent;	/* --tree: nodes under it left out */
 	bool have_min_percent;	/* given (--flamegraph: else 0) */
@@ -46,7 +50,8 @@ struct options {
 	const char *buildid_dir;	/* --buildid-dir DIR */
 };
 
-/* Whether the output is a call-chain view (--tree, --format folded). */
+/* Whether the output is a call-chain view (--tree, --format folded), or
+ * the logical stacks' (--tree lstack). */
 static inline bool options_stacks(const struct options *o)
 {
 	return o->tree || o->format == FORMAT_FOLDED ||

@@ -2,45 +2,17 @@
 /* perfmap: JIT code names from perf maps; see perfmap.h. */
 #include "perfmap.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "array.h"
+#include "sidecar.h"
 
-/* The map of pid: FILE.perf-PID.map, else /tmp/perf-PID.map under symfs;
- * a regular file only. NULL if there is none. */
-static FILE *open_map(const struct perfmaps *pm, uint32_t pid)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	FILE *f = NULL;
-	int fd = -1;
-
-	if (pm->session)
-		snprintf(path, sizeof(path), "%s.perf-%" PRIu32 ".map",
-			 pm->session, pid);
-	if (pm->session)
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "%s/tmp/perf-%" PRIu32 ".map",
-			 pm->symfs ? pm->symfs : "", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	}
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-		f = fdopen(fd, "r");
-	if (!f)
-		close(fd);
-	return f;
-}
+static const struct sidecar_name perfmap_name = { "perf-", "perf-", ".map" };
 
 /* One line "START SIZE NAME" into *s; false for a line not so made. */
 static bool parse_line(char *line, struct perfmap_sym *s,
@@ -116,7 +88,7 @@ struct perfmap *perfmap_get(struct perfmaps *pm, uint32_t pid,
 			    struct strtab *names)
 {
 	struct perfmap *map, *v;
-	char dso[32];
+	char dso[32], path[PATH_MAX];
 	FILE *f;
 	int rc;
 
@@ -134,7 +106,8 @@ struct perfmap *perfmap_get(struct perfmaps *pm, uint32_t pid,
 	map->dso = strtab_intern(names, dso);
 	if (map->dso == STRTAB_NOMEM)
 		return NULL;
-	f = open_map(pm, pid);
+	f = sidecar_open(pm->session, pm->symfs, &perfmap_name, pid, path,
+			 sizeof(path));
 	if (f) {
 		rc = read_map(map, f, names);
 		fclose(f);

@@ -28,11 +28,11 @@ struct pass {
 typedef int (*record_fn)(struct pass *p, const struct sleepy_record *rec);
 
 /*
- * The call-chain views: the sample x by (ip, appid, its chain's id). For
- * the database, *key becomes the stack's id. Returns 0 or -1.
+ * The call-chain views: the sample x by (ip, appid, its chain's id, into
+ * *chain). For the database, *key becomes the stack's id. Returns 0 or -1.
  */
 static int add_stack(struct pass *p, const struct sleepy_sample *x,
-		     uint64_t *key)
+		     uint64_t *key, uint32_t *chain)
 {
 	uint32_t id = 0;
 	int64_t sid;
@@ -41,6 +41,7 @@ static int add_stack(struct pass *p, const struct sleepy_sample *x,
 		id = chains_find(p->out->chains, x->cpu, x->chain);
 		p->s->chains_lost += !id;
 	}
+	*chain = id;
 	if (counts_add(p->out->stacks, x->ip, x->appid, id, 0, 1))
 		return -1;
 	if (!p->out->stack_ids)
@@ -48,6 +49,25 @@ static int add_stack(struct pass *p, const struct sleepy_sample *x,
 	sid = stackids_intern(p->out->stack_ids, x->ip, x->appid, id);
 	*key = (uint64_t)sid;
 	return sid < 0 ? -1 : 0;
+}
+
+/*
+ * The activity tree and the database: the sample x's logical stack, its
+ * key (0: none) into *lkey; for the tree, x counted by it, and by its
+ * chain. Returns 0 or -1.
+ */
+static int add_lstack(struct pass *p, const struct sleepy_sample *x,
+		      uint32_t chain, uint64_t *lkey)
+{
+	struct lstacks *l = p->out->lstacks;
+	const int64_t key = x->lstack.frames ? lstacks_intern(l, &x->lstack) :
+			    0;
+
+	if (key < 0)
+		return -1;
+	*lkey = (uint64_t)key;
+	return l->tree ? lstacks_count(l, x->ip, counts_a(x->appid, x->pid),
+				       chain, (uint32_t)key) : 0;
 }
 
 /*
@@ -63,7 +83,8 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 	const unsigned int mode = sleepy_sample_mode(rec);
 	const uint64_t t = sleepy_sample_time(rec);
 	struct sleepy_sample x;
-	uint64_t slice, key;
+	uint64_t slice, key, lkey = 0;
+	uint32_t chain = 0;
 
 	s->samples++;
 	s->by_mode[mode < NR_MODES ? mode : NR_MODES]++;
@@ -84,12 +105,62 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 	if (slice > UINT32_MAX)
 		slice = UINT32_MAX;
 	key = x.ip;
-	if (p->out->stacks && add_stack(p, &x, &key))
+	if (p->out->stacks && add_stack(p, &x, &key, &chain))
+		return -1;
+	if (p->out->lstacks && add_lstack(p, &x, chain, &lkey))
 		return -1;
 	return counts_pipe_add(&p->pipe, key & p->ipm,
 			       counts_a(x.appid, x.pid) & p->am,
 			       counts_b(x.cpu, x.mode, (uint32_t)slice) &
-			       p->bm, x.tid & p->cm);
+			       p->bm, (x.tid | lkey << 32) & p->cm);
+}
+
+/*
+ * Whether an OFFCPU record passes the filters: --pid, --tid, --cpu (the
+ * CPU it ran on again), and --from and --to, which keep the part of its
+ * time off the CPU within them (into *ns; a record of no time: if it
+ * blocked within them).
+ */
+static bool offcpu_wanted(const struct options *o,
+			  const struct sleepy_offcpu *x, uint64_t *ns)
+{
+	const uint64_t end = x->time_ns + x->off_ns < x->time_ns ?
+			     UINT64_MAX : x->time_ns + x->off_ns;
+	const uint64_t from = x->time_ns > o->from_ns ? x->time_ns : o->from_ns;
+	const uint64_t to = end < o->to_ns ? end : o->to_ns;
+
+	if ((o->pid >= 0 && x->pid != o->pid) ||
+	    (o->tid >= 0 && x->tid != o->tid) ||
+	    (o->cpu >= 0 && x->cpu != o->cpu))
+		return false;
+	*ns = to > from ? to - from : 0;
+	return x->off_ns ? *ns > 0 :
+	       x->time_ns >= o->from_ns && x->time_ns < o->to_ns;
+}
+
+/* The activity tree and the database: the record by its count key. */
+static int on_offcpu(struct pass *p, const struct sleepy_record *rec)
+{
+	struct lstacks *l = p->out->lstacks;
+	struct sleepy_offcpu x;
+	uint64_t ns, slice;
+	int64_t key;
+
+	p->s->offcpu_records++;
+	if (!l)
+		return 0;
+	sleepy_get_offcpu(rec, &x);
+	if (!offcpu_wanted(p->o, &x, &ns))
+		return 0;
+	key = lstacks_intern(l, &x.lstack);
+	if (key < 0)
+		return -1;
+	slice = x.time_ns / p->o->slice_ns;
+	if (slice > UINT32_MAX)
+		slice = UINT32_MAX;
+	return lstacks_add_off(l, counts_a(x.appid, x.pid),
+			       counts_b(x.cpu, x.state, (uint32_t)slice),
+			       x.tid | (uint64_t)key << 32, ns);
 }
 
 static int on_appid(struct pass *p, const struct sleepy_record *rec)
@@ -184,6 +255,7 @@ static const record_fn on_record[] = {
 	[SLEEPY_REC_STATS] = on_stats,
 	[SLEEPY_REC_CPU_STATS] = on_cpu_stats,
 	[SLEEPY_REC_CHAIN] = on_chain,
+	[SLEEPY_REC_OFFCPU] = on_offcpu,
 };
 
 #define NR_RECORD_FNS (sizeof(on_record) / sizeof(on_record[0]))
@@ -206,7 +278,8 @@ int session_read(struct sleepy_reader *r, const struct options *o,
 		.want = o->mode == MODE_ALL ? 0 : (unsigned int)o->mode,
 		.fast = o->pid < 0 && o->tid < 0 && o->cpu < 0 &&
 			!o->have_from && !o->have_to && m->b == 0 &&
-			m->c == 0 && (m->a & MASK_PID) == 0 && !out->stacks,
+			m->c == 0 && (m->a & MASK_PID) == 0 && !out->stacks &&
+			!out->lstacks,
 	};
 	struct sleepy_record rec;
 	int rc;

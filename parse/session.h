@@ -18,6 +18,7 @@
 #include "counts.h"
 #include "stackids.h"
 #include "fields.h"
+#include "lstack.h"
 #include "maps.h"
 #include "options.h"
 #include "reader.h"
@@ -31,6 +32,7 @@ struct session {
 	uint64_t selected;		/* samples that pass the filters */
 	uint64_t last_time_ns;		/* latest sample time */
 	uint64_t appid_records, mmaps, unknown, after_stats, chain_records;
+	uint64_t offcpu_records;	/* OFFCPU records (version 4) */
 	uint64_t chains_lost;		/* counted samples, CHAIN record missing */
 	bool have_stats;
 	struct sample_stats stats;	/* the last STATS record */
@@ -59,6 +61,13 @@ struct session_out {
 	 * the IP goes.
 	 */
 	struct stack_ids *stack_ids;
+	/*
+	 * For the activity tree and the database (NULL otherwise): the
+	 * logical stacks, the samples by them (the tree), the OFFCPU records
+	 * that pass the filters; the counts' c then holds the sample's
+	 * logical stack's key above its tid.
+	 */
+	struct lstacks *lstacks;
 };
 
 /* Whether a decoded sample passes the in-pass filters: --pid, --cpu, --from

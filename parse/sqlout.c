@@ -11,7 +11,9 @@
 
 #include <sqlite3.h>
 
+#include "array.h"
 #include "fields.h"
+#include "filters.h"
 #include "stats.h"
 
 static const char schema[] =
@@ -38,7 +40,8 @@ static const char schema[] =
 	"  build_id TEXT, path TEXT);\n"
 	"CREATE TABLE samples (\n"
 	"  appid INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, mode TEXT,\n"
-	"  eip INTEGER, slice INTEGER, samples INTEGER, stack INTEGER);\n"
+	"  eip INTEGER, slice INTEGER, samples INTEGER, stack INTEGER,\n"
+	"  lstack INTEGER);\n"
 	"CREATE TABLE symbols (\n"
 	"  appid INTEGER, eip INTEGER, dso TEXT, symbol TEXT, kind TEXT,\n"
 	"  reason TEXT, offset INTEGER, line TEXT,\n"
@@ -47,6 +50,18 @@ static const char schema[] =
 	"  stack INTEGER, depth INTEGER, address INTEGER, kind TEXT,\n"
 	"  dso TEXT, symbol TEXT,\n"
 	"  PRIMARY KEY (stack, depth)) WITHOUT ROWID;\n"
+	"CREATE TABLE lstacks (\n"
+	"  lstack INTEGER PRIMARY KEY, nr INTEGER, flags INTEGER);\n"
+	"CREATE TABLE lstack_frames (\n"
+	"  lstack INTEGER, depth INTEGER, id INTEGER, arg INTEGER,\n"
+	"  PRIMARY KEY (lstack, depth)) WITHOUT ROWID;\n"
+	"CREATE TABLE offcpu (\n"
+	"  appid INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER,\n"
+	"  state TEXT, slice INTEGER, lstack INTEGER, records INTEGER,\n"
+	"  off_ns INTEGER);\n"
+	"CREATE TABLE lstack_names (\n"
+	"  pid INTEGER, id INTEGER, name TEXT,\n"
+	"  PRIMARY KEY (pid, id)) WITHOUT ROWID;\n"
 	"BEGIN;\n";
 
 static const char indexes[] =
@@ -58,6 +73,8 @@ static const char indexes[] =
 	"CREATE INDEX stacks_symbol ON stacks (symbol, stack);\n"
 	"CREATE INDEX appids_name ON appids (name, instance);\n"
 	"CREATE INDEX mappings_appid ON mappings (appid, start);\n"
+	"CREATE INDEX samples_lstack ON samples (lstack);\n"
+	"CREATE INDEX offcpu_lstack ON offcpu (lstack);\n"
 	"CREATE VIEW samples_sym AS\n"
 	"  SELECT s.appid, s.pid, s.tid, s.cpu, s.mode, s.eip, s.slice,\n"
 	"         s.samples, s.stack,\n"
@@ -355,7 +372,8 @@ static int write_samples(struct db *d, const struct sqlite_in *in, bool *used)
 
 	if (!v)
 		return nomem(d);
-	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?)", &st) ||
+	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?)",
+		    &st) ||
 	    prepare(d, "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?)", &sy))
 		goto out;
 	for (size_t i = 0; i < in->counts->used; i++) {
@@ -371,6 +389,8 @@ static int write_samples(struct db *d, const struct sqlite_in *in, bool *used)
 		i64(st, 7, CE_SLICE(e));
 		i64(st, 8, e->count);
 		i64(st, 9, e->ip);
+		if (CE_LSTACK(e))
+			i64(st, 10, CE_LSTACK(e));
 		if (step(d, st))
 			goto out;
 		if ((i == 0 || CE_APPID(&v[i - 1].e) != appid ||
@@ -447,6 +467,169 @@ static int write_rows(struct db *d, const struct sqlite_in *in)
 	return rc;
 }
 
+/* ------------------------------------------------------------ lstacks */
+
+/* The pids whose names files the database holds. */
+struct pid_set {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static int add_pid(struct pid_set *p, uint32_t pid)
+{
+	void *v;
+
+	if (p->n && p->v[p->n - 1] == pid)
+		return 0;
+	v = array_room(p->v, &p->cap, p->n, sizeof(*p->v), 64);
+	if (!v)
+		return -1;
+	p->v = v;
+	p->v[p->n++] = pid;
+	return 0;
+}
+
+static int cmp_pid(const void *pa, const void *pb)
+{
+	const uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The OFFCPU rows of the appids the filters keep; their stacks and pids
+ * marked. */
+static int write_offcpu(struct db *d, const struct sqlite_in *in, bool *used,
+			struct pid_set *pids)
+{
+	static const char *const states[] = { "unknown", "sleep", "disk",
+		"other" };
+	const struct lstacks *l = in->lstacks;
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (prepare(d, "INSERT INTO offcpu VALUES (?,?,?,?,?,?,?,?,?)", &st))
+		return -1;
+	for (size_t i = 1; i < l->noff && !rc; i++) {
+		const struct lstack_off *o = &l->off[i];
+		const struct count_entry e = { .a = o->a, .b = o->b,
+					       .c = o->c };
+
+		if (!filters_appid_wanted(in->o, in->appids, CE_APPID(&e)))
+			continue;
+		used[CE_LSTACK(&e)] = true;
+		i64(st, 1, CE_APPID(&e));
+		i64(st, 2, CE_PID(&e));
+		i64(st, 3, CE_TID(&e));
+		i64(st, 4, CE_CPU(&e));
+		text(st, 5, states[CE_STATE(&e) < 4 ? CE_STATE(&e) : 0]);
+		i64(st, 6, CE_SLICE(&e));
+		i64(st, 7, CE_LSTACK(&e));
+		i64(st, 8, o->records);
+		i64(st, 9, o->ns);
+		rc = step(d, st) || add_pid(pids, CE_PID(&e)) ? -1 : 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The logical stacks the rows have, and their frames. */
+static int write_lstacks(struct db *d, const struct sqlite_in *in,
+			 const bool *used)
+{
+	sqlite3_stmt *ls = NULL, *fr = NULL;
+	int rc = -1;
+
+	if (prepare(d, "INSERT INTO lstacks VALUES (?,?,?)", &ls) ||
+	    prepare(d, "INSERT INTO lstack_frames VALUES (?,?,?,?)", &fr))
+		goto out;
+	for (uint32_t key = 1; key < lstacks_n(in->lstacks); key++) {
+		unsigned int nr;
+		uint8_t flags;
+		const uint64_t *f = lstacks_get(in->lstacks, key, &nr, &flags);
+
+		if (!used[key])
+			continue;
+		i64(ls, 1, key);
+		i64(ls, 2, nr);
+		i64(ls, 3, flags);
+		if (step(d, ls))
+			goto out;
+		for (unsigned int i = 0; i < nr; i++) {
+			i64(fr, 1, key);
+			i64(fr, 2, i);
+			i64(fr, 3, f[2 * i]);
+			i64(fr, 4, f[2 * i + 1]);
+			if (step(d, fr))
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(fr);
+	sqlite3_finalize(ls);
+	return rc;
+}
+
+/* The names files of the pids (sorted, once each). */
+static int write_names(struct db *d, const struct sqlite_in *in,
+		       const struct pid_set *pids)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (prepare(d, "INSERT INTO lstack_names VALUES (?,?,?)", &st))
+		return -1;
+	for (size_t i = 0; i < pids->n && !rc; i++) {
+		const struct lstack_names_file *f;
+
+		if (i && pids->v[i] == pids->v[i - 1])
+			continue;
+		f = lstack_names_get(in->lnames, pids->v[i], in->names);
+		if (!f) {
+			rc = nomem(d);
+			break;
+		}
+		for (size_t k = 0; k < f->n && !rc; k++) {
+			i64(st, 1, pids->v[i]);
+			i64(st, 2, f->v[k].id);
+			text(st, 3, strtab_get(in->names, f->v[k].name));
+			rc = step(d, st);
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The OFFCPU records, the logical stacks and the names the rows need. */
+static int write_lstack_rows(struct db *d, const struct sqlite_in *in)
+{
+	bool *used = calloc(lstacks_n(in->lstacks) + 1, sizeof(*used));
+	struct pid_set pids = { 0 };
+	int rc = -1;
+
+	if (!used)
+		return nomem(d);
+	for (size_t i = 0; i <= in->counts->mask; i++) {
+		const struct count_entry *e = &in->counts->slots[i];
+
+		if (!e->count || !CE_LSTACK(e))
+			continue;
+		used[CE_LSTACK(e)] = true;
+		if (add_pid(&pids, CE_PID(e))) {
+			nomem(d);
+			goto out;
+		}
+	}
+	if (write_offcpu(d, in, used, &pids))
+		goto out;
+	qsort(pids.v, pids.n, sizeof(*pids.v), cmp_pid);
+	rc = write_lstacks(d, in, used) || write_names(d, in, &pids) ? -1 : 0;
+out:
+	free(pids.v);
+	free(used);
+	return rc;
+}
+
 int sqlite_write(const char *path, const struct sqlite_in *in, char *err,
 		 size_t errsz)
 {
@@ -469,7 +652,8 @@ int sqlite_write(const char *path, const struct sqlite_in *in, char *err,
 	}
 	if (write_session(&d, in) || write_stats(&d, in) ||
 	    write_appids(&d, in) ||
-	    write_mappings(&d, in) || write_rows(&d, in))
+	    write_mappings(&d, in) || write_rows(&d, in) ||
+	    write_lstack_rows(&d, in))
 		goto out;
 	if (sqlite3_exec(d.db, indexes, NULL, NULL, &msg) != SQLITE_OK) {
 		snprintf(err, errsz, "%s: %s", path, msg ? msg : "indexes");

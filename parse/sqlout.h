@@ -3,8 +3,10 @@
  * sqlout: the session as an SQLite database (schema in
  * Documentation/parse.md): the header, the statistics (the STATS and
  * CPU_STATS records), appids, mappings, samples aggregated per (appid,
- * pid, cpu, mode, eip, time slice, stack), the symbol of every (appid,
- * eip), and the frames of every stack.
+ * pid, cpu, mode, eip, time slice, stack, logical stack), the symbol of
+ * every (appid, eip), and the frames of every stack; the logical stacks
+ * (version 4): their frames, the OFFCPU records aggregated alike, and
+ * the names files of the processes that have them.
  */
 #ifndef SLEEPY_PARSE_SQLOUT_H
 #define SLEEPY_PARSE_SQLOUT_H
@@ -16,7 +18,10 @@
 #include "appids.h"
 #include "calltree.h"
 #include "counts.h"
+#include "lstack.h"
+#include "lstacknames.h"
 #include "maps.h"
+#include "options.h"
 #include "reader.h"
 #include "stackids.h"
 #include "strtab.h"
@@ -43,6 +48,10 @@ struct sqlite_in {
 	/* The counts' keys hold a stack id of stacks where the IP goes. */
 	const struct stack_ids *stacks;
 	const struct stack_source *src;	/* their frames */
+	/* The counts' keys hold a logical stack's key above the tid. */
+	const struct lstacks *lstacks;
+	struct lstack_names *lnames;
+	const struct options *o;	/* --app, --appid: the OFFCPU rows */
 };
 
 /* Write (replacing) path. Returns 0, or -1 with err set. */

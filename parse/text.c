@@ -99,6 +99,8 @@ static void header_lines(FILE *out, const struct session *s)
 		s->ncpus, s->have_stats ? 1 : 0, s->unknown);
 	if (s->chain_records)
 		fprintf(out, ", %" PRIu64 " chains", s->chain_records);
+	if (s->offcpu_records)
+		fprintf(out, ", %" PRIu64 " off-CPU", s->offcpu_records);
 	fputc('\n', out);
 	fprintf(out, "%-*s%" PRIu64 " total", HEAD_W, "samples", s->samples);
 	for (unsigned int m = 0; m < NR_MODES; m++)
@@ -133,6 +135,24 @@ static void chain_lines(FILE *out, const struct session *s)
 			"chains lost", s->chains_lost);
 }
 
+/* A session with logical stacks: the samples with one, the stacks left
+ * out or cut, the off-CPU records made and lost. */
+static void lstack_lines(FILE *out, const struct session *s)
+{
+	const struct sample_stats *st = &s->stats;
+
+	if (!(s->hdr->flags & SAMPLE_F_LSTACK))
+		return;
+	fprintf(out, "%-*s%" PRIu64 " samples with one; reads retried %" PRIu64
+		", torn %" PRIu64 ", unreadable %" PRIu64 ", truncated %"
+		PRIu64 "\n", HEAD_W, "lstacks", (uint64_t)st->lstack_samples,
+		(uint64_t)st->lstack_retries, (uint64_t)st->lstack_torn,
+		(uint64_t)st->lstack_faults, (uint64_t)st->lstack_truncated);
+	fprintf(out, "%-*s%" PRIu64 " records made, %" PRIu64 " lost\n",
+		HEAD_W, "off-CPU", (uint64_t)st->offcpu_records,
+		(uint64_t)st->offcpu_dropped);
+}
+
 /* The STATS record: samples taken, written, dropped; buffers in use. */
 static void stats_lines(FILE *out, const struct session *s)
 {
@@ -158,6 +178,7 @@ static void stats_lines(FILE *out, const struct session *s)
 	fprintf(out, "%-*s%" PRIu32 " in use at most, on the busiest CPU\n",
 		HEAD_W, "buffers", (uint32_t)st->buffers_hwm);
 	chain_lines(out, s);
+	lstack_lines(out, s);
 }
 
 static void text_begin(const struct run *run)

@@ -37,4 +37,9 @@ struct writer {
 
 extern const struct writer text_writer, csv_writer, json_writer;
 
+struct json;
+/* What every JSON document of parse starts with: the file, the session,
+ * its statistics, the filters, the kernel symbols' source (jsonout.c). */
+void json_run_head(struct json *j, const struct run *run);
+
 #endif /* SLEEPY_PARSE_WRITER_H */
