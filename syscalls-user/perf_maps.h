@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * perf_maps.h: the perf maps JITs write (/tmp/perf-PID.map: node
- * --perf-basic-prof, a JVM's perf agent, ...) copied next to the session
- * file as FILE.perf-PID.map when its session stops, so that parse can name
- * the code in the processes' anonymous executable memory after the
- * processes and /tmp are gone, or on another machine.
+ * perf_maps.h: the files a session's processes leave in /tmp for parse,
+ * copied next to the session file when the session stops, so that parse
+ * can read them after the processes and /tmp are gone, or on another
+ * machine:
+ *   - the perf maps JITs write (/tmp/perf-PID.map: node
+ *     --perf-basic-prof, a JVM's perf agent, ...), copied as
+ *     FILE.perf-PID.map: the names of the code in the processes'
+ *     anonymous executable memory;
+ *   - the names of logical stack frames (/tmp/sleepy-lstack-PID.names,
+ *     written by libsleepy_lstack's sleepy_lstack_name()), copied as
+ *     FILE.lstack-PID.names.
  *
  * The stop call does not say where the session was writing: sample_start
  * notes the session file's path in SESSION_NOTE, and the stop (sample_stop,
  * or sample_start's one-command form) reads it back and removes it. The
- * maps copied are those changed since the session started (the session
+ * files copied are those changed since the session started (the session
  * file's header has its start), and those of the processes still running:
- * the maps of the processes that ran in it.
+ * the files of the processes that ran in it. Only regular files are
+ * copied (never through a symbolic link), to private files (mode 0600).
  * Every failure is a warning: the session itself is complete.
  *
  * Include it after die.h and private_file.h.
@@ -54,13 +61,12 @@ static void note_session(const char *path)
 		errno = ENAMETOOLONG;
 	if (fd < 0 || write_all(fd, abs, strlen(abs)) || close(fd))
 		warn("cannot note the session file for sample_stop (perf maps "
-		     "will not be copied): %s: %s", SESSION_NOTE,
-		     strerror(errno));
+		     "and lstack names will not be copied): %s: %s",
+		     SESSION_NOTE, strerror(errno));
 }
 
 /* The noted session file's path (malloc'd), the note removed; NULL if
  * there is none. */
-__attribute__((unused))
 static char *take_session_note(void)
 {
 	char buf[PATH_MAX + 1];
@@ -96,29 +102,52 @@ static int session_start(const char *path, uint64_t *ns)
 	return 0;
 }
 
-/* "perf-PID.map": its PID, or 0 for another name. */
-static unsigned long perf_map_pid(const char *name)
+/*
+ * A kind of file a process leaves in /tmp: /tmp/PREFIX<PID>SUFFIX, copied
+ * to PATH<COPY><PID>SUFFIX.
+ */
+struct side_file {
+	const char *prefix;	/* its name in /tmp up to the pid */
+	const char *copy;	/* the copy's name after PATH, up to the pid */
+	const char *suffix;	/* both names after the pid */
+	const char *one, *many;	/* what it is, for messages */
+};
+
+static const struct side_file side_files[] = {
+	{ "perf-", ".perf-", ".map", "perf map", "perf maps" },
+	{ "sleepy-lstack-", ".lstack-", ".names", "lstack names file",
+	  "lstack names files" },
+};
+
+#define SIDE_FILES (sizeof(side_files) / sizeof(side_files[0]))
+
+/* "PREFIX<PID>SUFFIX": its PID, or 0 for another name. */
+static unsigned long side_file_pid(const char *name,
+				   const struct side_file *k)
 {
+	size_t n = strlen(k->prefix);
 	unsigned long pid;
 	char *end;
 
-	if (strncmp(name, "perf-", 5) || name[5] < '1' || name[5] > '9')
+	if (strncmp(name, k->prefix, n) || name[n] < '1' || name[n] > '9')
 		return 0;
-	pid = strtoul(name + 5, &end, 10);
-	return strcmp(end, ".map") ? 0 : pid;
+	pid = strtoul(name + n, &end, 10);
+	return strcmp(end, k->suffix) ? 0 : pid;
 }
 
-/* /tmp/NAME (open at in, a regular file) to PATH.perf-PID.map. */
-static int copy_perf_map(int in, const char *path, unsigned long pid)
+/* /tmp/NAME (open at in, a regular file) to PATH<COPY><PID>SUFFIX. */
+static int copy_side_file(int in, const char *path, unsigned long pid,
+			  const struct side_file *k)
 {
 	char out[PATH_MAX], buf[65536];
 	ssize_t n;
 	int fd;
 
-	snprintf(out, sizeof(out), "%s.perf-%lu.map", path, pid);
+	snprintf(out, sizeof(out), "%s%s%lu%s", path, k->copy, pid,
+		 k->suffix);
 	fd = open_private(out);
 	if (fd < 0) {
-		warn("cannot copy the perf map of pid %lu: %s: %s", pid, out,
+		warn("cannot copy the %s of pid %lu: %s: %s", k->one, pid, out,
 		     strerror(errno));
 		return -1;
 	}
@@ -126,7 +155,7 @@ static int copy_perf_map(int in, const char *path, unsigned long pid)
 		if (write_all(fd, buf, (size_t)n))
 			break;
 	if (n != 0 || close(fd)) {
-		warn("cannot copy the perf map of pid %lu: %s: %s", pid, out,
+		warn("cannot copy the %s of pid %lu: %s: %s", k->one, pid, out,
 		     strerror(errno));
 		unlink(out);
 		return -1;
@@ -140,7 +169,7 @@ static int changed_since(const struct stat *st, uint64_t ns)
 	       (uint64_t)st->st_mtim.tv_nsec >= ns;
 }
 
-/* Is process pid running (a JIT whose map was written before)? */
+/* Is process pid running (its file may predate the session)? */
 static int running(unsigned long pid)
 {
 	char proc[32];
@@ -149,40 +178,65 @@ static int running(unsigned long pid)
 	return !access(proc, F_OK);
 }
 
-/* Each /tmp/perf-PID.map changed since the session at path started, or of
- * a process still running, to PATH.perf-PID.map; the number copied. */
-__attribute__((unused))
-static int copy_perf_maps(const char *path)
+/* /tmp/NAME, if it is a file of kind k of the session, to its copy: 1 if
+ * it was copied. */
+static int copy_if_side_file(DIR *d, const char *name, const char *path,
+			     uint64_t since, const struct side_file *k)
+{
+	unsigned long pid = side_file_pid(name, k);
+	struct stat st;
+	int in, copied = 0;
+
+	if (!pid)
+		return 0;
+	in = openat(dirfd(d), name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+		    O_NONBLOCK);
+	if (in < 0)
+		return 0;
+	if (!fstat(in, &st) && S_ISREG(st.st_mode) &&
+	    (changed_since(&st, since) || running(pid)) &&
+	    !copy_side_file(in, path, pid, k))
+		copied = 1;
+	close(in);
+	return copied;
+}
+
+/* Each /tmp file of side_files[] changed since the session at path
+ * started, or of a process still running, to its copy next to path;
+ * counts[i], the number of side_files[i] copied. */
+static void copy_side_files(const char *path, int counts[SIDE_FILES])
 {
 	DIR *d = opendir("/tmp");
 	struct dirent *e;
 	uint64_t since;
-	struct stat st;
-	int copied = 0;
 
+	memset(counts, 0, SIDE_FILES * sizeof(counts[0]));
 	if (!d || session_start(path, &since)) {
 		if (d)
 			closedir(d);
-		return 0;
+		return;
 	}
-	while ((e = readdir(d))) {
-		unsigned long pid = perf_map_pid(e->d_name);
-		int in;
-
-		if (!pid)
-			continue;
-		in = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW |
-			    O_CLOEXEC | O_NONBLOCK);
-		if (in < 0)
-			continue;
-		if (!fstat(in, &st) && S_ISREG(st.st_mode) &&
-		    (changed_since(&st, since) || running(pid)) &&
-		    !copy_perf_map(in, path, pid))
-			copied++;
-		close(in);
-	}
+	while ((e = readdir(d)))
+		for (size_t i = 0; i < SIDE_FILES; i++)
+			counts[i] += copy_if_side_file(d, e->d_name, path,
+						       since, &side_files[i]);
 	closedir(d);
-	return copied;
+}
+
+/* The stop: the files of the session at path copied next to it, and a
+ * line on standard error for each kind copied ("PROG: copied 2 perf maps
+ * next to PATH"). */
+__attribute__((unused))
+static void copy_session_side_files(const char *path)
+{
+	int counts[SIDE_FILES];
+
+	copy_side_files(path, counts);
+	for (size_t i = 0; i < SIDE_FILES; i++)
+		if (counts[i])
+			fprintf(stderr, PROG ": copied %d %s next to %s\n",
+				counts[i], counts[i] == 1 ? side_files[i].one :
+				side_files[i].many, path);
 }
 
 #endif

@@ -32,7 +32,8 @@
 static const char usage_text[] =
 	"usage: sample_start [-o PATH] [--buffers N] [--buffer-size B]\n"
 	"                    [--max-appids K] [--max-size BYTES] [--user-only]\n"
-	"                    [--no-write] [--callchain[=DEPTH]] [-- CMD [ARG...]]\n"
+	"                    [--no-write] [--callchain[=DEPTH]] [--lstack]\n"
+	"                    [-- CMD [ARG...]]\n"
 	"\n"
 	"Start a sleepy sampling session: from now on every timer tick on every\n"
 	"CPU records a sample into per-CPU buffers, which the kernel writes to\n"
@@ -44,7 +45,9 @@ static const char usage_text[] =
 	"It also copies /proc/kallsyms to PATH.kallsyms, for parse to name\n"
 	"kernel addresses (a failure there is a warning, not an error), and\n"
 	"notes PATH in " SESSION_NOTE ": when the session stops, the perf\n"
-	"maps of its JITs (/tmp/perf-PID.map) are copied to PATH.perf-PID.map.\n"
+	"maps of its JITs (/tmp/perf-PID.map) are copied to PATH.perf-PID.map,\n"
+	"and the names of its processes' logical stack frames\n"
+	"(/tmp/sleepy-lstack-PID.names) to PATH.lstack-PID.names.\n"
 	"\n"
 	"Both files are created with mode 0600. An existing file is reused\n"
 	"(truncated) only if it is a regular file owned by you, with one link\n"
@@ -69,6 +72,11 @@ static const char usage_text[] =
 	"                     (through the kernel's unwinder) and the user's\n"
 	"                     (by its frame pointers), at most DEPTH frames\n"
 	"                     with the sampled IP (1..%u; default %u)\n"
+	"  --lstack           record the logical stack of each thread that\n"
+	"                     registered one (libsleepy_lstack) with its\n"
+	"                     samples, up to %u frames, and the time such a\n"
+	"                     thread spends blocked with its stack (off-CPU\n"
+	"                     records)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"A value of 0 asks for the kernel's default. All CPUs' buffers and the\n"
@@ -88,7 +96,7 @@ static void usage(void)
 	       SAMPLE_MIN_APPIDS, SAMPLE_MAX_APPIDS, SAMPLE_DEFAULT_MAX_APPIDS,
 	       SAMPLE_MIN_MAX_SIZE >> 10, SAMPLE_MIN_MAX_SIZE >> 11,
 	       SAMPLE_MAX_CALLCHAIN_DEPTH, SAMPLE_DEFAULT_CALLCHAIN_DEPTH,
-	       SAMPLE_MEMORY_FRACTION);
+	       SLEEPY_LSTACK_SAMPLE_FRAMES, SAMPLE_MEMORY_FRACTION);
 }
 
 /*
@@ -166,21 +174,36 @@ static int callchain_arg(const char *a, struct sample_config *cfg)
 }
 
 /*
- * With call chains, a buffer must hold the largest chain record and its
- * sample, as the kernel requires.
+ * A buffer must hold the most one tick writes, as the kernel requires: its
+ * sample, with call chains the largest chain record before it, and with
+ * logical stacks the largest logical stack part.
  */
-static void check_chain_room(const struct sample_config *cfg, __u32 size)
+static void check_record_room(const struct sample_config *cfg, __u32 size)
 {
 	__u32 depth = cfg->callchain_depth ? cfg->callchain_depth :
 		      SAMPLE_DEFAULT_CALLCHAIN_DEPTH;
-	size_t need = sizeof(struct sleepy_rec_chain) +
-		      (depth - 1) * sizeof(__u64) +
-		      sizeof(struct sleepy_rec_sample) + sizeof(__u32);
+	size_t lstack = cfg->flags & SAMPLE_F_LSTACK ?
+			sizeof(struct sleepy_rec_lstack) +
+			SLEEPY_LSTACK_SAMPLE_FRAMES *
+			sizeof(struct sleepy_lstack_frame) : 0;
+	size_t need = sizeof(struct sleepy_rec_sample) + sizeof(__u64) +
+		      lstack;
+	const char *with = lstack ? " and logical stack" : "";
 
-	if ((cfg->flags & SAMPLE_F_CALLCHAIN) && size < need)
-		die(2, "--buffer-size: %" PRIu32 " bytes cannot hold a call "
-		    "chain of %" PRIu32 " frames with its sample (%zu bytes)",
-		    size, depth, need);
+	if (cfg->flags & SAMPLE_F_CALLCHAIN) {
+		need = sizeof(struct sleepy_rec_chain) +
+		       (depth - 1) * sizeof(__u64) +
+		       sizeof(struct sleepy_rec_sample) + sizeof(__u32) +
+		       lstack;
+		if (size < need)
+			die(2, "--buffer-size: %" PRIu32 " bytes cannot hold a "
+			    "call chain of %" PRIu32 " frames with its "
+			    "sample%s (%zu bytes)", size, depth, with, need);
+	}
+	if (size < need)
+		die(2, "--buffer-size: %" PRIu32 " bytes cannot hold a sample "
+		    "with its logical stack of %u frames (%zu bytes)", size,
+		    SLEEPY_LSTACK_SAMPLE_FRAMES, need);
 }
 
 /*
@@ -491,7 +514,7 @@ static int run_command(const char *path, char **cmd)
 	if (sleepy_sample_stop(&stats))
 		die(1, "stopping the session: %s", strerror(errno));
 	free(take_session_note());
-	copy_perf_maps(path);
+	copy_session_side_files(path);
 	sum = print_stats(stderr, &stats, false);
 	if (session_problem(&stats, &sum, why, sizeof(why)))
 		die(1, "%s", why);
@@ -544,6 +567,8 @@ int main(int argc, char **argv)
 			cfg.flags |= SAMPLE_F_USER_ONLY;
 		} else if (!strcmp(a, "--no-write")) {
 			cfg.flags |= SAMPLE_F_NO_WRITE;
+		} else if (!strcmp(a, "--lstack")) {
+			cfg.flags |= SAMPLE_F_LSTACK;
 		} else if (callchain_arg(a, &cfg)) {
 			continue;
 		} else {
@@ -558,7 +583,7 @@ int main(int argc, char **argv)
 		die(2, "--buffers x --buffer-size: %" PRIu32 " x %" PRIu32
 		    " bytes is over the per-CPU limit of %u MiB", buffers,
 		    size, SAMPLE_MAX_POOL_BYTES >> 20);
-	check_chain_room(&cfg, size);
+	check_record_room(&cfg, size);
 
 	if (sleepy_sample_start(path, &cfg) == 0) {
 		save_kallsyms(path);

@@ -31,8 +31,9 @@ static const char usage_text[] =
 	"Stop the active sleepy sampling session, which flushes the remaining\n"
 	"samples and a STATS record to the session file, and print the\n"
 	"session's statistics. The perf maps of its processes' JITs\n"
-	"(/tmp/perf-PID.map) are copied next to the session file as\n"
-	"FILE.perf-PID.map, for parse.\n"
+	"(/tmp/perf-PID.map) and the names of their logical stack frames\n"
+	"(/tmp/sleepy-lstack-PID.names) are copied next to the session file\n"
+	"as FILE.perf-PID.map and FILE.lstack-PID.names, for parse.\n"
 	"\n"
 	"  --json      print the statistics as one JSON object\n"
 	"  -h, --help  this text\n"
@@ -43,15 +44,14 @@ static const char usage_text[] =
 	"session was active, the call failed, the session had write errors or\n"
 	"the accounting does not add up; 2 usage.\n";
 
-/* The perf maps of the session's processes, next to its file. */
+/* The perf maps and lstack names of the session's processes, next to its
+ * file. */
 static void copy_maps(void)
 {
 	char *path = take_session_note();
-	int n = path ? copy_perf_maps(path) : 0;
 
-	if (n)
-		fprintf(stderr, PROG ": copied %d perf map%s next to %s\n", n,
-			n == 1 ? "" : "s", path);
+	if (path)
+		copy_session_side_files(path);
 	free(path);
 }
 
