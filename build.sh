@@ -57,6 +57,9 @@ Subcommands (default: all):
   bench pmu [--runs N] [--iterations N] [--periods NS,NS]
                       the cost of one overflow signal, sleepy_pmu against
                       perf, under -icount; results in results/
+  bench lstack [--runs N] [--seconds S] [--round-trips N]
+                      what logical stacks cost: a push and a pop, the tick
+                      at depths 0, 8 and 16, a context switch; -icount
   clean               remove build/ (kernel trees, images, results)
   -h, --help          this text
 
@@ -212,10 +215,10 @@ cmd_demo() {
 cmd_bench() {
 	ensure_deps
 	build initramfs-release initramfs-release-perf
-	if [ "${1:-}" = pmu ]; then
-		shift
-		exec /usr/bin/python3 "$TOP/bench/pmu_cost.py" "$@"
-	fi
+	case "${1:-}" in
+	pmu) shift; exec /usr/bin/python3 "$TOP/bench/pmu_cost.py" "$@" ;;
+	lstack) shift; exec /usr/bin/python3 "$TOP/bench/lstack_bench.py" "$@" ;;
+	esac
 	exec /usr/bin/python3 "$TOP/bench/bench.py" "$@"
 }
 

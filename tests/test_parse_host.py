@@ -1055,12 +1055,12 @@ def test_sample_start_usage_errors(faked, args, what):
 
 
 @pytest.mark.parametrize("possible, size, ok", [
-    # 180 + 1000 x 116 + 184 + 32768 = 149132 bytes on 1000 CPU ids.
+    # 180 + 1000 x 172 + 240 + 32768 = 205188 bytes on 1000 CPU ids.
     ("0-999\n", "64K", False),
-    ("0-999\n", "149131", False),
-    ("0-999\n", "149132", True),
-    ("0-499,512-999\n", "149131", False),     # a hole: still 1000 ids
-    ("0,2-998,999\n", "149132", True),
+    ("0-999\n", "205187", False),
+    ("0-999\n", "205188", True),
+    ("0-499,512-999\n", "205187", False),     # a hole: still 1000 ids
+    ("0,2-998,999\n", "205188", True),
     ("0-1\n", "64K", True),
     ("junk\n", "64K", True),                  # unknown: the kernel judges
 ])
@@ -1079,7 +1079,7 @@ def test_sample_start_max_size_holds_the_statistics(faked, possible, size,
         assert r.returncode == 2 and call is None
         assert r.stderr == (
             f"sample_start: --max-size: {sf_size(size)} is below the minimum "
-            "of 149132 bytes on 1000 CPUs (the file header and statistics "
+            "of 205188 bytes on 1000 CPUs (the file header and statistics "
             "records, plus 32768)\n")
 
 
@@ -1484,7 +1484,7 @@ def test_sample_start_runs_a_command(faked, tmp_path, cmd, status, first):
     assert table_value(r.stderr, "samples taken") == "1000"
     assert err[-1] == ("accounting: exact (taken = written + dropped + "
                        "discarded)")
-    assert call == ["stop", "176"]
+    assert call == ["stop", "232"]
 
 
 def test_sample_start_command_with_a_bad_session(faked, tmp_path):
@@ -1500,11 +1500,11 @@ def test_sample_start_command_with_a_bad_session(faked, tmp_path):
 
 
 def test_sample_stop_passes_its_stats_size(faked):
-    """sizeof(struct sample_stats), SAMPLE_STATS_SIZE_VER2; the fake fails
+    """sizeof(struct sample_stats), SAMPLE_STATS_SIZE_VER3; the fake fails
     the call with EFAULT for any other size."""
     r, call = faked("sample_stop", stats="nr_cpus=300")
     assert r.returncode == 0, r.stderr
-    assert call == ["stop", "176"]
+    assert call == ["stop", "232"]
     assert "(300 CPUs)" in r.stdout
     assert "call chains" not in r.stdout
 
