@@ -547,3 +547,48 @@ def test_tooltips(page, prog):
     page.mouse("mouseMoved", *centre(c))
     assert page.evaluate("document.getElementById('status').textContent") \
         == c["title"]
+
+
+def test_logical_frames_drawn_green(browser, parse_bin, tmp_path):
+    """The logical stacks' activity tree (--tree lstack): its logical
+    frames are drawn where their rects say, in their green (hue 92 to
+    140 degrees, apart from the other kinds'), and the legend shows that
+    colour named "logical frame"."""
+    from test_parse_lstack import server_session
+    out = tmp_path / "f.svg"
+    r = run_parse(parse_bin, server_session(), tmp_path, "--tree", "lstack",
+                  "--flamegraph", out, "--symfs", tmp_path)
+    assert r.returncode == 0, r.stderr
+    p = browser.page()
+    try:
+        p.navigate(out.as_uri())
+        frames = frames_of(p)
+        logical = [f for f in frames if "logical" in f["cls"].split()]
+        assert sorted(f["name"] for f in logical) == sorted(
+            ["1", "2", "4", "5", "[truncated]", "6", "9", "10"])
+        for f in logical:
+            assert f["display"] != "none" and f["w"] > 8, f
+            rgb = pixel(p, f["x"] + f["w"] - 4, f["y"] + f["h"] / 2)
+            want = tuple(int(c) for c in re.findall(r"\d+", f["fill"]))
+            assert rgb == want, f
+            h, _, _ = colorsys.rgb_to_hls(*[c / 255 for c in rgb])
+            assert 91 <= h * 360 <= 141, (f["name"], rgb)
+        key = p.evaluate("""(function () {
+          var g = document.querySelector('#legend g.logical');
+          var b = g.querySelector('rect').getBoundingClientRect();
+          return {x: b.x, y: b.y, w: b.width, h: b.height,
+                  text: g.querySelector('text').textContent};
+        })()""")
+        assert key["text"] == "logical frame" and key["w"] == 12
+        rgb = pixel(p, key["x"] + 6, key["y"] + 6)
+        h, _, _ = colorsys.rgb_to_hls(*[c / 255 for c in rgb])
+        assert 91 <= h * 360 <= 141, rgb
+        # The status line shows a logical frame's title on hover.
+        (scan,) = [f for f in logical if f["name"] == "5"]
+        p.mouse("mouseMoved", *centre(scan))
+        assert p.evaluate("document.getElementById('status')"
+                          ".textContent") == scan["title"]
+        assert scan["title"].startswith("5 (logical): 22 samples, 38.60%")
+        assert p.exceptions() == []
+    finally:
+        browser.send("Target.closeTarget", {"targetId": p.target})
