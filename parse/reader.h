@@ -47,7 +47,8 @@
 #define SLEEPY_MMAP_SIZE	sizeof(struct sleepy_rec_mmap)	/* 68 */
 #define SLEEPY_CPU_STATS_V2_SIZE	68	/* version 2's CPU_STATS */
 #define SLEEPY_CPU_STATS_V3_SIZE	116	/* version 3's */
-#define SLEEPY_CPU_STATS_SIZE	sizeof(struct sleepy_rec_cpu_stats)	/* 172 */
+/* 172 bytes: version 4's */
+#define SLEEPY_CPU_STATS_SIZE	sizeof(struct sleepy_rec_cpu_stats)
 #define SLEEPY_CHAIN_SIZE	sizeof(struct sleepy_rec_chain)	/* 16 */
 /* A logical stack part's head (nr, flags) and one of its frames. */
 #define SLEEPY_LSTACK_HEAD	sizeof(struct sleepy_rec_lstack)	/* 2 */

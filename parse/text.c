@@ -143,7 +143,7 @@ static void lstack_lines(FILE *out, const struct session *s)
 
 	if (!(s->hdr->flags & SAMPLE_F_LSTACK))
 		return;
-	fprintf(out, "%-*s%" PRIu64 " samples with one; reads retried %" PRIu64
+	fprintf(out, "%-*s%" PRIu64 " samples with one; retried %" PRIu64
 		", torn %" PRIu64 ", unreadable %" PRIu64 ", truncated %"
 		PRIu64 "\n", HEAD_W, "lstacks", (uint64_t)st->lstack_samples,
 		(uint64_t)st->lstack_retries, (uint64_t)st->lstack_torn,
