@@ -16,25 +16,27 @@ static const struct sidecar_name names_file = {
 	"lstack-", "sleepy-lstack-", ".names",
 };
 
-/* A line "ID NAME" of len bytes into *n; false for a line not so made. */
-static bool parse_line(char *line, size_t len, struct lstack_name *n,
-		       struct strtab *names, bool *nomem)
+/* A line "ID NAME" of len bytes into the lstack_name at entry: 1, 0 for
+ * a line not so made, -1 when out of memory. */
+static int parse_line(void *entry, char *line, size_t len, uint32_t lineno,
+		      void *names)
 {
+	struct lstack_name *n = entry;
 	char *end, *name;
 
 	if (memchr(line, '\0', len) || line[0] < '0' || line[0] > '9')
-		return false;
+		return 0;
 	errno = 0;
 	n->id = strtoull(line, &end, 10);
 	if (errno || *end != ' ')
-		return false;
+		return 0;
 	name = end + 1;
 	name[strcspn(name, "\r\n")] = '\0';
 	if (!*name || strlen(name) > LSTACK_NAME_MAX)
-		return false;
+		return 0;
+	n->line = lineno;
 	n->name = strtab_intern(names, name);
-	*nomem = n->name == STRTAB_NOMEM;
-	return !*nomem;
+	return n->name == STRTAB_NOMEM ? -1 : 1;
 }
 
 static int cmp_name(const void *pa, const void *pb)
@@ -46,43 +48,18 @@ static int cmp_name(const void *pa, const void *pb)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
-/* Read f into file; 0, or -1 when out of memory. */
-static int read_names(struct lstack_names_file *file, FILE *f,
-		      struct strtab *names)
+/* By id alone (the entries' ids are distinct once read). */
+static int cmp_id(const void *pa, const void *pb)
 {
-	char *line = NULL;
-	size_t len = 0, cap = 0, out = 0;
-	struct lstack_name n, *v;
-	bool nomem = false;
-	ssize_t got;
+	const struct lstack_name *a = pa, *b = pb;
 
-	while ((got = getline(&line, &len, f)) > 0) {
-		if (!parse_line(line, (size_t)got, &n, names, &nomem)) {
-			if (nomem)
-				break;
-			file->bad++;
-			continue;
-		}
-		v = array_room(file->v, &cap, file->n, sizeof(*v), 64);
-		if (!v) {
-			nomem = true;
-			break;
-		}
-		file->v = v;
-		n.line = (uint32_t)file->n;
-		file->v[file->n++] = n;
-	}
-	free(line);
-	if (nomem)
-		return -1;
-	qsort(file->v, file->n, sizeof(*file->v), cmp_name);
-	for (size_t i = 0; i < file->n; i++) {
-		if (out && file->v[out - 1].id == file->v[i].id)
-			out--;	/* the same id again: the later line */
-		file->v[out++] = file->v[i];
-	}
-	file->n = out;
-	return 0;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int same_id(const void *pa, const void *pb)
+{
+	return ((const struct lstack_name *)pa)->id ==
+	       ((const struct lstack_name *)pb)->id;
 }
 
 const struct lstack_names_file *lstack_names_get(struct lstack_names *ln,
@@ -106,8 +83,16 @@ const struct lstack_names_file *lstack_names_get(struct lstack_names *ln,
 	f = sidecar_open(ln->session, ln->symfs, &names_file, pid, path,
 			 sizeof(path));
 	if (f) {
-		rc = read_names(file, f, names);
+		struct sidecar_entries e = {
+			.size = sizeof(struct lstack_name), .parse = parse_line,
+			.cmp = cmp_name, .same = same_id, .arg = names,
+		};
+
+		rc = sidecar_read(f, &e);
 		fclose(f);
+		file->v = e.v;
+		file->n = e.n;
+		file->bad = e.bad;
 		if (rc) {
 			free(file->v);
 			return NULL;
@@ -125,20 +110,13 @@ uint32_t lstack_name(struct lstack_names *ln, uint32_t pid, uint64_t id,
 {
 	const struct lstack_names_file *file = lstack_names_get(ln, pid,
 								names);
-	size_t lo = 0, hi;
+	const struct lstack_name key = { .id = id }, *found;
 
 	if (!file)
 		return STRTAB_NOMEM;
-	hi = file->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (file->v[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < file->n && file->v[lo].id == id ? file->v[lo].name : 0;
+	found = file->n ? bsearch(&key, file->v, file->n, sizeof(key),
+				  cmp_id) : NULL;
+	return found ? found->name : 0;
 }
 
 void lstack_names_free(struct lstack_names *ln)

@@ -246,16 +246,20 @@ static void build(struct state *st, struct report *rep,
 			     "kernel?", rep->kernel, st->ks.source);
 }
 
+/* What the writers are told besides a report. */
+static struct run run_of(const struct state *st)
+{
+	return (struct run){ stdout, &st->o, &st->s, &st->ks, st->symbols,
+			     st->filters, st->total };
+}
+
 /* The reports (without --by in text or CSV: appid and EIP, then appid),
  * then the plot of the first. */
 static void write_reports(struct state *st, const struct count_entry *e)
 {
 	const struct options *o = &st->o;
 	const struct writer *w = writers[o->format];
-	const struct run run = {
-		stdout, o, &st->s, &st->ks, st->symbols, st->filters,
-		st->total,
-	};
+	const struct run run = run_of(st);
 	struct report reps[MAX_REPORTS];
 	unsigned int sets[MAX_REPORTS] = { st->fields, FB(F_APPID) };
 	size_t n = !o->fields && o->format != FORMAT_JSON ? 2 : 1;
@@ -373,10 +377,7 @@ static void build_lstack(struct state *st, struct calltree *t,
 static void write_lstack(struct state *st)
 {
 	const struct options *o = &st->o;
-	const struct run run = {
-		stdout, o, &st->s, &st->ks, st->symbols, st->filters,
-		st->total,
-	};
+	const struct run run = run_of(st);
 	char mode[32], title[96];
 	struct lstack_tally tally;
 	struct calltree t;
@@ -406,10 +407,7 @@ static void write_lstack(struct state *st)
 static void write_stacks(struct state *st)
 {
 	const struct options *o = &st->o;
-	const struct run run = {
-		stdout, o, &st->s, &st->ks, st->symbols, st->filters,
-		st->total,
-	};
+	const struct run run = run_of(st);
 	char mode[32], title[64];
 	struct calltree t;
 

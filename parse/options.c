@@ -323,7 +323,8 @@ static void parse_appid(struct options *o, const char *opt, const char *v)
 	o->appid = name;
 }
 
-/* The options whose value is kept as given. */
+/* The options whose value is kept as given (or, below, that set a
+ * flag). */
 static const struct {
 	int id;
 	size_t offset;
@@ -341,13 +342,30 @@ static const struct {
 	{ OPT_BUILDID_DIR, offsetof(struct options, buildid_dir) },
 };
 
-static void set_string(struct options *o, int id, const char *v)
+/* The options without a value that set a flag. */
+static const struct {
+	int id;
+	size_t offset;
+} flag_options[] = {
+	{ OPT_INVERTED, offsetof(struct options, inverted) },
+	{ OPT_CHILDREN, offsetof(struct options, children) },
+	{ OPT_LSTACK_ARGS, offsetof(struct options, lstack_args) },
+	{ OPT_LSTACK_WITH_CALLCHAIN,
+	  offsetof(struct options, lstack_with_callchain) },
+	{ OPT_OFFCPU, offsetof(struct options, offcpu) },
+};
+
+static void set_from_tables(struct options *o, int id, const char *v)
 {
 	for (size_t i = 0; i < sizeof(string_options) /
 	     sizeof(string_options[0]); i++)
 		if (string_options[i].id == id)
 			*(const char **)((char *)o +
 					 string_options[i].offset) = v;
+	for (size_t i = 0; i < sizeof(flag_options) /
+	     sizeof(flag_options[0]); i++)
+		if (flag_options[i].id == id)
+			*(bool *)((char *)o + flag_options[i].offset) = true;
 }
 
 static void set_option(struct options *o, int id, const char *opt,
@@ -393,21 +411,6 @@ static void set_option(struct options *o, int id, const char *opt,
 		o->tree = true;
 		o->lstack = v && choose(opt, v, tree_kinds, NR_TREE_KINDS) == 1;
 		break;
-	case OPT_LSTACK_ARGS:
-		o->lstack_args = true;
-		break;
-	case OPT_LSTACK_WITH_CALLCHAIN:
-		o->lstack_with_callchain = true;
-		break;
-	case OPT_OFFCPU:
-		o->offcpu = true;
-		break;
-	case OPT_INVERTED:
-		o->inverted = true;
-		break;
-	case OPT_CHILDREN:
-		o->children = true;
-		break;
 	case OPT_MIN_PERCENT:
 		o->min_percent = percent(opt, v);
 		o->have_min_percent = true;
@@ -418,7 +421,7 @@ static void set_option(struct options *o, int id, const char *opt,
 			die(2, "%s: must be at least 1", opt);
 		break;
 	default:
-		set_string(o, id, v);
+		set_from_tables(o, id, v);
 		break;
 	}
 }

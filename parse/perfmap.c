@@ -14,29 +14,32 @@
 
 static const struct sidecar_name perfmap_name = { "perf-", "perf-", ".map" };
 
-/* One line "START SIZE NAME" into *s; false for a line not so made. */
-static bool parse_line(char *line, struct perfmap_sym *s,
-		       struct strtab *names, bool *nomem)
+/* One line "START SIZE NAME" into the perfmap_sym at entry: 1, 0 for a
+ * line not so made, -1 when out of memory. */
+static int parse_line(void *entry, char *line, size_t len, uint32_t lineno,
+		      void *names)
 {
+	struct perfmap_sym *s = entry;
 	char *end, *name;
 	uint64_t start, size;
 
+	(void)len;
 	start = strtoull(line, &end, 16);
 	if (end == line || *end != ' ')
-		return false;
+		return 0;
 	size = strtoull(end + 1, &name, 16);
 	if (name == end + 1 || *name != ' ' || !size ||
 	    start + size < start)
-		return false;
+		return 0;
 	name++;
 	name[strcspn(name, "\r\n")] = '\0';
 	if (!*name)
-		return false;
+		return 0;
 	s->start = start;
 	s->end = start + size;
+	s->line = lineno;
 	s->name = strtab_intern(names, name);
-	*nomem = s->name == STRTAB_NOMEM;
-	return !*nomem;
+	return s->name == STRTAB_NOMEM ? -1 : 1;
 }
 
 static int cmp_start(const void *pa, const void *pb)
@@ -48,40 +51,25 @@ static int cmp_start(const void *pa, const void *pb)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
-/* Read f into map; 0, or -1 when out of memory. */
+static int same_start(const void *pa, const void *pb)
+{
+	return ((const struct perfmap_sym *)pa)->start ==
+	       ((const struct perfmap_sym *)pb)->start;
+}
+
+/* Read f into map (the same START again: the later line, the JIT reused
+ * the memory); 0, or -1 when out of memory. */
 static int read_map(struct perfmap *map, FILE *f, struct strtab *names)
 {
-	char *line = NULL;
-	size_t len = 0, cap = 0, out = 0;
-	struct perfmap_sym s, *v;
-	bool nomem = false;
+	struct sidecar_entries e = {
+		.size = sizeof(struct perfmap_sym), .parse = parse_line,
+		.cmp = cmp_start, .same = same_start, .arg = names,
+	};
+	int rc = sidecar_read(f, &e);
 
-	while (getline(&line, &len, f) > 0) {
-		if (!parse_line(line, &s, names, &nomem)) {
-			if (nomem)
-				break;
-			continue;
-		}
-		v = array_room(map->syms, &cap, map->n, sizeof(*v), 256);
-		if (!v) {
-			nomem = true;
-			break;
-		}
-		map->syms = v;
-		s.line = (uint32_t)map->n;
-		map->syms[map->n++] = s;
-	}
-	free(line);
-	if (nomem)
-		return -1;
-	qsort(map->syms, map->n, sizeof(*map->syms), cmp_start);
-	for (size_t i = 0; i < map->n; i++) {
-		if (out && map->syms[out - 1].start == map->syms[i].start)
-			out--;	/* the same START again: the later line */
-		map->syms[out++] = map->syms[i];
-	}
-	map->n = out;
-	return 0;
+	map->syms = e.v;
+	map->n = e.n;
+	return rc;
 }
 
 struct perfmap *perfmap_get(struct perfmaps *pm, uint32_t pid,

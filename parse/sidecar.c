@@ -4,8 +4,12 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "array.h"
 
 FILE *sidecar_open(const char *session, const char *symfs,
 		   const struct sidecar_name *name, uint32_t pid, char *path,
@@ -33,4 +37,51 @@ FILE *sidecar_open(const char *session, const char *symfs,
 	if (!f)
 		close(fd);
 	return f;
+}
+
+/* Of each run of entries of one key, the last. */
+static void keep_last(struct sidecar_entries *e)
+{
+	char *v = e->v;
+	size_t out = 0;
+
+	for (size_t i = 0; i < e->n; i++) {
+		if (out && e->same(v + (out - 1) * e->size, v + i * e->size))
+			out--;
+		if (out != i)
+			memcpy(v + out * e->size, v + i * e->size, e->size);
+		out++;
+	}
+	e->n = out;
+}
+
+int sidecar_read(FILE *f, struct sidecar_entries *e)
+{
+	char *line = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t got;
+	int rc = 0;
+	void *v;
+
+	while (!rc && (got = getline(&line, &len, f)) > 0) {
+		v = array_room(e->v, &cap, e->n, e->size, 64);
+		if (!v) {
+			rc = -1;
+			break;
+		}
+		e->v = v;
+		rc = e->parse((char *)e->v + e->n * e->size, line, (size_t)got,
+			      (uint32_t)e->n, e->arg);
+		if (rc > 0)
+			e->n++;
+		else if (rc == 0)
+			e->bad++;
+		rc = rc < 0 ? -1 : 0;
+	}
+	free(line);
+	if (rc)
+		return -1;
+	qsort(e->v, e->n, e->size, e->cmp);
+	keep_last(e);
+	return 0;
 }
