@@ -85,7 +85,7 @@ def test_chains(synth, elfs, parse_bin, tmp_path):
             *elfs)
     assert r.returncode == 0, r.stderr
     s = sleepyread.read(f)
-    assert s.header["version"] == 3
+    assert s.header["version"] == sf.FORMAT_VERSION
     assert s.header["flags"] & sf.SAMPLE_F_CALLCHAIN
     assert all(x["chain"] is not None for x in s.samples)
     for x in s.samples:
