@@ -43,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 
 #include "libsleepy_lstack.h"
 
@@ -174,8 +175,23 @@ struct worker {
 	uint64_t sink;		/* the work's results: it must be done */
 	unsigned int scan_pos, sort_pos;
 	int reg_err, name_err;
+	uint32_t rng;		/* jitter()'s state, the worker's own */
 	int sorted[SORT_UNIT];
 };
+
+/*
+ * us, scaled by a random factor from 0.5 to 1.5 (xorshift32 on *x): each
+ * unit of work and each wait varies, as a real request mix does, and so
+ * no frame is phase-locked to the tick under QEMU's -icount, where both
+ * run on one deterministic clock and fixed sizes would alias with it.
+ */
+static unsigned int jitter(uint32_t *x, unsigned int us)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return (unsigned int)((uint64_t)us * (*x % 1024 + 512) / 1024);
+}
 
 /* One pass of a tokenizer over the query: FNV-1a of each word. */
 static void parse_unit(struct worker *w)
@@ -369,7 +385,7 @@ static void cpu_frame(struct worker *w, enum frame f, unsigned int arg,
 	if (!us)
 		return;
 	enter(w, f, arg);
-	work(w, k, us);
+	work(w, k, jitter(&w->rng, us));
 	leave(w);
 }
 
@@ -378,6 +394,12 @@ static void cpu_frame(struct worker *w, enum frame f, unsigned int arg,
 static pthread_mutex_t db_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int stopping;
 
+/*
+ * Sleep us. The feeders and the holder sleep with 1 ns of timer slack,
+ * not the default 50 us, within which the kernel runs a timer with the
+ * tick's when it can: their waits would end on ticks, and the frames that
+ * run just after them would never be sampled at their start.
+ */
 static void sleep_us(unsigned int us)
 {
 	struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
@@ -390,10 +412,12 @@ static void sleep_us(unsigned int us)
 static void *feeder_main(void *p)
 {
 	struct worker *w = p;
+	uint32_t x = 0x9e3779b9u ^ w->index;
 	char c;
 
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	while (read(w->to_feeder[0], &c, 1) == 1) {
-		sleep_us(opt.io_us);
+		sleep_us(jitter(&x, opt.io_us));
 		if (write(w->from_feeder[1], &c, 1) != 1)
 			break;
 	}
@@ -403,12 +427,15 @@ static void *feeder_main(void *p)
 /* The lock holder: keeps the mutex lock_us, leaves it lock_us / 2. */
 static void *holder_main(void *p)
 {
+	uint32_t x = 0x85ebca6bu;
+
 	(void)p;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	while (opt.lock_us && !atomic_load(&stopping)) {
 		pthread_mutex_lock(&db_lock);
-		sleep_us(opt.lock_us);
+		sleep_us(jitter(&x, opt.lock_us));
 		pthread_mutex_unlock(&db_lock);
-		sleep_us(opt.lock_us / 2);
+		sleep_us(jitter(&x, opt.lock_us / 2));
 	}
 	return NULL;
 }
@@ -499,6 +526,7 @@ static void start(pthread_t *t, void *(*fn)(void *), void *arg)
 static void start_worker(struct worker *w, unsigned int i)
 {
 	w->index = i;
+	w->rng = 2463534242u + 7919u * i;
 	w->scan_pos = i * 997 % SCAN_ROWS;
 	if (pipe2(w->to_feeder, O_CLOEXEC) || pipe2(w->from_feeder, O_CLOEXEC))
 		die(1, "pipe: %s", strerror(errno));

@@ -101,6 +101,21 @@ static void print_chain_rows(const struct sample_stats *s)
 			s->samples_taken);
 }
 
+/* A session with logical stacks: what the tick copied, and the waits. */
+static void print_lstack_rows(const struct sample_stats *s)
+{
+	if (!s->lstack_samples && !s->offcpu_records)
+		return;
+	row_pct("samples with a logical stack", s->lstack_samples,
+		s->samples_taken);
+	row("logical stack reads retried", s->lstack_retries);
+	row("logical stacks torn", s->lstack_torn);
+	row("logical stacks unreadable", s->lstack_faults);
+	row("logical stacks cut at 16", s->lstack_truncated);
+	row("off-CPU records", s->offcpu_records);
+	row("off-CPU records lost", s->offcpu_dropped);
+}
+
 static void print_table(const struct sample_stats *s,
 			const struct summary *sum)
 {
@@ -164,6 +179,7 @@ static void print_table(const struct sample_stats *s,
 	sout("  %-*s %*" PRIu32 "  on the busiest CPU\n", LABEL_W,
 	     "buffers in use: high mark", num_w, s->buffers_hwm);
 	print_chain_rows(s);
+	print_lstack_rows(s);
 
 	if (sum->exact)
 		sout("accounting: exact (taken = written + dropped + "
@@ -245,6 +261,13 @@ static void print_json(const struct sample_stats *s,
 	for (int i = 0; i < SLEEPY_USER_STOPS; i++)
 		sout("  \"%s\": %" PRIu64 ",\n", user_stop_key[i],
 		     (uint64_t)s->user_stops[i]);
+	U64(lstack_samples);
+	U64(lstack_retries);
+	U64(lstack_torn);
+	U64(lstack_faults);
+	U64(lstack_truncated);
+	U64(offcpu_records);
+	U64(offcpu_dropped);
 	if (sum->overflow)
 		sout("  \"accounted\": null,\n");
 	else

@@ -387,9 +387,9 @@ def check_accounting(st):
 
 
 def check_cpu_stats(s):
-    """A version 3 file's CPU_STATS records: below the header's nr_cpus,
+    """A version 4 file's CPU_STATS records: below the header's nr_cpus,
     in order (sleepyread checks that), adding up to the STATS record."""
-    assert s.header["version"] == 3 and s.stats is not None
+    assert s.header["version"] == sf.FORMAT_VERSION and s.stats is not None
     cpus = s.cpu_stats
     assert cpus and len(cpus) <= s.header["nr_cpus"]
     for name in sf.CPU_SUMS:
