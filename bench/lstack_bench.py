@@ -15,7 +15,8 @@ nanosecond and host load does not count) runs bench/lstack_cost.c:
   irq_calls, which the tick measures with the TSC: instructions here) of
   the two. Target at depth 8: at most 50 ns more per sample.
 - a context switch: two threads pinned to one CPU play ping-pong over
-  pipes (four blocking reads and switches a round trip), with no session,
+  pipes (two blocking reads, so two switches, a round trip: each switch
+  is one thread's block and the other's wake), with no session,
   a session without --lstack, a session with --lstack whose threads have
   not registered, and one whose threads have: what the scheduler's hooks
   add to a switch.
@@ -137,8 +138,8 @@ def summarize(rows):
             med[f"tick_lstack_{depth}"] - med[f"tick_plain_{depth}"])
     base = med["trip_no-session"]
     for mode in SWITCH_MODES:
-        # Four switches a round trip: each thread blocks twice.
-        summary[f"switch_extra_ns_{mode}"] = (med[f"trip_{mode}"] - base) / 4
+        # Two switches a round trip: each thread blocks once.
+        summary[f"switch_extra_ns_{mode}"] = (med[f"trip_{mode}"] - base) / 2
     return med, summary
 
 
@@ -152,7 +153,7 @@ def report(med, summary, args):
               f"ns without --lstack, {med[f'tick_lstack_{depth}']:.0f} ns "
               f"with: {summary[f'tick_extra_ns_depth{depth}']:+.0f} ns a "
               f"sample" + (" (target: at most +50)" if depth == 8 else ""))
-    print(f"  pipe ping-pong, 4 switches a round trip: "
+    print(f"  pipe ping-pong, 2 switches a round trip: "
           f"{med['trip_no-session']:.0f} ns a trip with no session")
     for mode in list(SWITCH_MODES)[1:]:
         print(f"    {mode:<20} {med[f'trip_{mode}']:>8.0f} ns a trip, "

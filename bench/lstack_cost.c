@@ -11,7 +11,7 @@
  *    cost of a pair (under QEMU's -icount shift=0, one instruction is one
  *    nanosecond: the instructions of a pair).
  * 2. A context switch: two registered threads, each with a frame pushed,
- *    play ping-pong over two pipes, R round trips (four blocking reads and
+ *    play ping-pong over two pipes, R round trips (two blocking reads and
  *    switches a trip when they share a CPU); run it with and without a
  *    session recording logical stacks (sample_start --lstack) to see what
  *    the scheduler's off-CPU hook costs a switch.
