@@ -40,20 +40,6 @@
 /* Frames of a thread's area: how deep a stack is recorded whole. */
 #define SLEEPY_LSTACK_FRAMES		32
 
-/*
- * The state increments. The uapi header calls them SLEEPY_LSTACK_PUSH and
- * SLEEPY_LSTACK_POP; this header gives those names to the operations.
- */
-#define SLEEPY_LSTACK_STATE_PUSH	0x10001ULL /* depth + 1, count + 1 */
-#define SLEEPY_LSTACK_STATE_POP		0x0ffffULL /* depth - 1, count + 1 */
-#ifdef SLEEPY_LSTACK_PUSH
-_Static_assert(SLEEPY_LSTACK_PUSH == SLEEPY_LSTACK_STATE_PUSH &&
-	       SLEEPY_LSTACK_POP == SLEEPY_LSTACK_STATE_POP,
-	       "the uapi's state increments");
-#undef SLEEPY_LSTACK_PUSH
-#undef SLEEPY_LSTACK_POP
-#endif
-
 /* struct sleepy_lstack with room for SLEEPY_LSTACK_FRAMES frames. */
 struct sleepy_lstack_area {
 	uint64_t state;		/* bits 0-15 depth, 16-63 a count */
