@@ -53,6 +53,16 @@ parse --tree lstack --lstack-args --format json /var/log/server.slp \
     > $S/server-args.json || exit 13
 EOF
 
+# Call chains and logical stacks together: the machine stack above the
+# logical frames.
+scenario chained <<'EOF'
+sample_start -o /var/log/chained.slp --lstack --callchain -- \
+    lstack_server --threads 1 --requests 60 > $S/chained.out || exit 10
+cp /var/log/chained.slp /var/log/chained.slp.* $S/ || exit 11
+parse --tree lstack --lstack-with-callchain --format folded \
+    /var/log/chained.slp > $S/chained.folded || exit 12
+EOF
+
 # The documented one-command run (usage.md).
 scenario demo <<'EOF'
 sample_start --lstack -o /tmp/q.slp -- lstack_server > /dev/null &&
@@ -61,8 +71,8 @@ EOF
 """
 
 STORM_SCRIPT = r"""
-storm() { name=$1; shift
-          sample_start -o /var/log/$name.slp --lstack || exit 10
+storm() { name=$1; opts=$2; shift 2
+          sample_start -o /var/log/$name.slp --lstack $opts || exit 10
           lstack_storm "$@" > $S/$name.out || exit 12
           sample_stop --json > $S/$name.stats || exit 11
           cp /var/log/$name.slp $S/; }
@@ -70,15 +80,15 @@ storm() { name=$1; shift
 lstack_storm --mode A --seconds 0.2 > /dev/null
 
 scenario storm_a <<'EOF'
-storm storm_a --mode A --seconds 3 --depth 3
+storm storm_a "" --mode A --seconds 3 --depth 3
 EOF
 
 scenario storm_deep <<'EOF'
-storm storm_deep --mode A --seconds 2 --depth 20
+storm storm_deep --callchain --mode A --seconds 2 --depth 20
 EOF
 
 scenario storm_b <<'EOF'
-storm storm_b --mode B --seconds 3 --depth 4
+storm storm_b "" --mode B --seconds 3 --depth 4
 EOF
 
 # Registration errors, threads, fork, exec, and a storm of threads that
@@ -293,6 +303,32 @@ def test_parse_tree_agrees_with_the_file(server_vm):
                   top_id(r["lstack"]) == fid)
         got = sum(n["offcpu_self_ns"] for n in nodes if n["name"] == frame)
         assert got == off, frame
+
+
+def test_callchain_above_the_logical_frames(server_vm):
+    """With --callchain too, every sample has both (sleepyread), and
+    --lstack-with-callchain's folded stacks put the C functions each
+    frame ran above it: sort's include glibc's qsort machinery and the
+    server's comparison function, scan's the server's scan."""
+    scenario_ok(server_vm, "chained")
+    s = sleepyread.read(server_vm / "chained.slp")
+    (app,) = s.by_name("lstack_server")
+    worker = [x for x in s.samples if x["appid"] == app["appid"] and
+              x["lstack"] is not None and x["lstack"]["frames"]]
+    assert len(worker) > 100
+    assert all(x.get("chain") is not None for x in worker)
+    lines = (server_vm / "chained.folded").read_text().splitlines()
+    above = defaultdict(set)
+    for line in lines:
+        stack, _, n = line.rpartition(" ")
+        frames = stack.split(";")
+        for i, f in enumerate(frames):
+            if f in ("sort", "scan") and frames[i - 1] == "execute":
+                above[f].update(frames[i + 1:])
+    assert any(f in ("compare_ints", "qsort") or "msort" in f
+               for f in above["sort"]), above["sort"]
+    assert any("scan" in f for f in above["scan"]), above["scan"]
+    assert not above["sort"] & set(FRAMES)
 
 
 def test_demo_shows_waits_beside_computation(server_vm):
