@@ -27,10 +27,9 @@ import argparse
 import csv
 import json
 import statistics
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
+
+from icount_vm import icount_vm
 
 TOP = Path(__file__).resolve().parent.parent
 RESULTS = TOP / "results"
@@ -73,20 +72,6 @@ def guest_script(runs, seconds, trips, pairs):
                       f"rm -f /tmp/{tag}.slp"]
     lines.append("echo done > $S/done")
     return "\n".join(lines) + "\n"
-
-
-def boot(script, timeout):
-    share = Path(tempfile.mkdtemp(prefix="sleepy-lstackcost-"))
-    cmd = [str(TOP / "build.sh"), "vm", "--smp", "1", "--icount",
-           "--timeout", str(timeout), "--share", str(share), "--",
-           "sh", "-c", script]
-    proc = subprocess.run(cmd, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
-    if proc.returncode != 0 or not (share / "done").exists():
-        sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
-        sys.exit(f"lstack_bench: the VM run failed (status "
-                 f"{proc.returncode}); its files are in {share}")
-    return share
 
 
 def keyvals(path):
@@ -168,9 +153,10 @@ def main():
     ap.add_argument("--pairs", type=int, default=10_000_000)
     ap.add_argument("--timeout", type=int, default=1800)
     args = ap.parse_args()
-    share = boot(guest_script(args.runs, args.seconds, args.round_trips,
-                              args.pairs), args.timeout)
-    rows = collect(share, args.runs)
+    with icount_vm(guest_script(args.runs, args.seconds, args.round_trips,
+                                args.pairs), args.timeout,
+                   "lstack_bench") as share:
+        rows = collect(share, args.runs)
     med, summary = summarize(rows)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "lstack_cost.json").write_text(json.dumps(

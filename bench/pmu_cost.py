@@ -20,10 +20,10 @@ import argparse
 import csv
 import json
 import statistics
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from icount_vm import icount_vm
 
 TOP = Path(__file__).resolve().parent.parent
 RESULTS = TOP / "results"
@@ -48,16 +48,7 @@ def guest_script(periods, runs, iterations):
 
 
 def boot(script, timeout):
-    with tempfile.TemporaryDirectory(prefix="sleepy-pmucost-") as d:
-        share = Path(d)
-        cmd = [str(TOP / "build.sh"), "vm", "--smp", "1", "--icount",
-               "--timeout", str(timeout), "--share", str(share), "--",
-               "sh", "-c", script]
-        proc = subprocess.run(cmd, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL)
-        if proc.returncode != 0 or not (share / "done").exists():
-            sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
-            sys.exit(f"pmu_cost: the VM run failed (status {proc.returncode})")
+    with icount_vm(script, timeout, "pmu_cost") as share:
         return [[json.loads(x) for x in
                  (share / name).read_text().splitlines()]
                 for name in ("results.jsonl", "floor.jsonl")]

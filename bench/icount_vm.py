@@ -1,0 +1,28 @@
+"""One benchmark VM run under -icount, shared by the benchmark drivers
+(pmu_cost.py, lstack_bench.py): the release kernel on 1 vCPU, guest time
+the instruction count, a shared folder for the script's results."""
+import contextlib
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parent.parent
+
+
+@contextlib.contextmanager
+def icount_vm(script, timeout, name):
+    """Boot the VM to run script (sh) with a fresh shared folder as $S
+    (/mnt/share): the script must write $S/done last. Yields the folder,
+    removed afterwards; a failed run exits with the runner's output."""
+    with tempfile.TemporaryDirectory(prefix=f"sleepy-{name}-") as d:
+        share = Path(d)
+        cmd = [str(TOP / "build.sh"), "vm", "--smp", "1", "--icount",
+               "--timeout", str(timeout), "--share", str(share), "--",
+               "sh", "-c", script]
+        proc = subprocess.run(cmd, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL)
+        if proc.returncode != 0 or not (share / "done").exists():
+            sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
+            sys.exit(f"{name}: the VM run failed (status {proc.returncode})")
+        yield share
