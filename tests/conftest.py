@@ -164,6 +164,23 @@ def run(binary, *args, stdin=None, timeout=60):
                           input=stdin)
 
 
+def uapi_values(tmp_path, exprs):
+    """The values of C expressions (sizeof, offsetof, the uapi header's
+    constants) as a program built against UAPI prints them: a dict from
+    each expression's text to its value."""
+    src = tmp_path / "layout.c"
+    src.write_text(
+        "#include <stdio.h>\n#include <stddef.h>\n#include <linux/sleepy.h>\n"
+        "#define P(x) printf(\"%s %zu\\n\", #x, (size_t)(x))\n"
+        "int main(void)\n{\n" + "".join(f"\tP({e});\n" for e in exprs) +
+        "\treturn 0;\n}\n")
+    exe = tmp_path / "layout"
+    subprocess.run(["gcc", f"-I{UAPI}", "-o", str(exe), str(src)],
+                   check=True)
+    return {k: int(v) for k, v in (line.rsplit(" ", 1) for line in
+                                   run(exe).stdout.splitlines())}
+
+
 @pytest.fixture
 def parse(parse_bin, tmp_path):
     """parse(data_or_SessionFile, *args): run the host parse on a file of

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import sleepyfile as sf
-from conftest import UAPI, run
+from conftest import UAPI, run, uapi_values
 
 MODES = {"user": sf.MODE_USER, "kernel": sf.MODE_KERNEL, "irq": sf.MODE_IRQ,
          "idle": sf.MODE_IDLE}
@@ -68,60 +68,44 @@ def test_python_layout_matches_the_uapi_header(tmp_path):
     fields = [("struct sample_stats", member(n)) for n, _ in sf.STATS_FIELDS]
     fields += [("struct sleepy_rec_cpu_stats", member(n))
                for n, _ in sf.CPU_STATS_FIELDS]
-    offsets = "".join(f"\tP(offsetof({t}, {n}));\n" for t, n in fields)
-    src = tmp_path / "layout.c"
-    src.write_text(r"""
-#include <stdio.h>
-#include <stddef.h>
-#include <linux/sleepy.h>
-#define P(x) printf("%s %zu\n", #x, (size_t)(x))
-int main(void)
-{
-	P(sizeof(struct sleepy_file_header));
-	P(offsetof(struct sleepy_file_header, version));
-	P(offsetof(struct sleepy_file_header, header_size));
-	P(offsetof(struct sleepy_file_header, release));
-	P(sizeof(struct sleepy_rec_sample));
-	P(offsetof(struct sleepy_rec_sample, ip));
-	P(sizeof(struct sleepy_rec_appid));
-	P(offsetof(struct sleepy_rec_appid, name_len));
-	P(sizeof(struct sleepy_rec_mmap));
-	P(offsetof(struct sleepy_rec_mmap, path_len));
-	P(sizeof(struct sleepy_rec_stats));
-	P(offsetof(struct sleepy_rec_stats, stats));
-	P(sizeof(struct sample_stats));
-	P(SAMPLE_STATS_SIZE_VER0);
-	P(SAMPLE_STATS_SIZE_VER1);
-	P(SAMPLE_STATS_SIZE_VER2);
-	P(SAMPLE_STATS_SIZE_VER3);
-	P(sizeof(struct sleepy_rec_cpu_stats));
-	P(sizeof(struct sleepy_rec_chain));
-	P(offsetof(struct sleepy_rec_chain, id));
-	P(offsetof(struct sleepy_rec_chain, flags));
-	P(sizeof(struct sample_config));
-	P(SAMPLE_CONFIG_SIZE_VER0);
-	P(SAMPLE_CONFIG_SIZE_VER1);
-	P(SAMPLE_CONFIG_SIZE_VER2);
-	P(offsetof(struct sample_config, max_size));
-	P(offsetof(struct sample_config, callchain_depth));
-	P(SLEEPY_FORMAT_VERSION);
-	P(SLEEPY_REC_CPU_STATS);
-	P(SLEEPY_REC_CHAIN);
-	P(SLEEPY_SAMPLE_F_CHAIN);
-	P(SAMPLE_F_CALLCHAIN);
-	P(SLEEPY_CHAIN_F_TRUNCATED);
-	P(SLEEPY_CHAIN_F_SP_RET);
-	P(SLEEPY_CHAIN_F_USER_CUT);
-	P(SLEEPY_SAMPLE_F_EXEC);
-""" + offsets + """	return 0;
-}
-""")
-    exe = tmp_path / "layout"
-    subprocess.run(["gcc", f"-I{UAPI}", "-o", str(exe), str(src)],
-                   check=True)
-    got = dict(line.rsplit(" ", 1) for line in
-               run(exe).stdout.splitlines())
-    got = {k: int(v) for k, v in got.items()}
+    got = uapi_values(tmp_path, [
+        "sizeof(struct sleepy_file_header)",
+        "offsetof(struct sleepy_file_header, version)",
+        "offsetof(struct sleepy_file_header, header_size)",
+        "offsetof(struct sleepy_file_header, release)",
+        "sizeof(struct sleepy_rec_sample)",
+        "offsetof(struct sleepy_rec_sample, ip)",
+        "sizeof(struct sleepy_rec_appid)",
+        "offsetof(struct sleepy_rec_appid, name_len)",
+        "sizeof(struct sleepy_rec_mmap)",
+        "offsetof(struct sleepy_rec_mmap, path_len)",
+        "sizeof(struct sleepy_rec_stats)",
+        "offsetof(struct sleepy_rec_stats, stats)",
+        "sizeof(struct sample_stats)",
+        "SAMPLE_STATS_SIZE_VER0",
+        "SAMPLE_STATS_SIZE_VER1",
+        "SAMPLE_STATS_SIZE_VER2",
+        "SAMPLE_STATS_SIZE_VER3",
+        "sizeof(struct sleepy_rec_cpu_stats)",
+        "sizeof(struct sleepy_rec_chain)",
+        "offsetof(struct sleepy_rec_chain, id)",
+        "offsetof(struct sleepy_rec_chain, flags)",
+        "sizeof(struct sample_config)",
+        "SAMPLE_CONFIG_SIZE_VER0",
+        "SAMPLE_CONFIG_SIZE_VER1",
+        "SAMPLE_CONFIG_SIZE_VER2",
+        "offsetof(struct sample_config, max_size)",
+        "offsetof(struct sample_config, callchain_depth)",
+        "SLEEPY_FORMAT_VERSION",
+        "SLEEPY_REC_CPU_STATS",
+        "SLEEPY_REC_CHAIN",
+        "SLEEPY_SAMPLE_F_CHAIN",
+        "SAMPLE_F_CALLCHAIN",
+        "SLEEPY_CHAIN_F_TRUNCATED",
+        "SLEEPY_CHAIN_F_SP_RET",
+        "SLEEPY_CHAIN_F_USER_CUT",
+        "SLEEPY_SAMPLE_F_EXEC",
+    ] + [f"offsetof({t}, {n})" for t, n in fields])
 
     def off(fmt, fields, name):
         for n, t in fields:

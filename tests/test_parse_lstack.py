@@ -18,7 +18,7 @@ import pytest
 
 import sleepyfile as sf
 import sleepyread
-from conftest import UAPI, run
+from conftest import run, uapi_values
 from test_parse_stacks import KSYMS, prog  # noqa: F401
 
 # The server's frame ids, as its names file names them.
@@ -162,44 +162,30 @@ TREE = [
 
 def test_layout_matches_the_uapi_header(tmp_path):
     """sleepyfile.py's logical stack records are the C header's."""
-    src = tmp_path / "layout.c"
-    src.write_text(r"""
-#include <stdio.h>
-#include <stddef.h>
-#include <linux/sleepy.h>
-#define P(x) printf("%s %zu\n", #x, (size_t)(x))
-int main(void)
-{
-	P(sizeof(struct sleepy_rec_offcpu));
-	P(offsetof(struct sleepy_rec_offcpu, cpu));
-	P(offsetof(struct sleepy_rec_offcpu, state));
-	P(offsetof(struct sleepy_rec_offcpu, appid));
-	P(offsetof(struct sleepy_rec_offcpu, time_ns));
-	P(offsetof(struct sleepy_rec_offcpu, off_ns));
-	P(offsetof(struct sleepy_rec_offcpu, lstack));
-	P(sizeof(struct sleepy_rec_lstack));
-	P(sizeof(struct sleepy_lstack_frame));
-	P(SLEEPY_REC_OFFCPU);
-	P(SLEEPY_SAMPLE_F_LSTACK);
-	P(SAMPLE_F_LSTACK);
-	P(SLEEPY_LSTACK_F_TRUNCATED);
-	P(SLEEPY_LSTACK_F_TORN);
-	P(SLEEPY_LSTACK_F_FAULT);
-	P(SLEEPY_LSTACK_SAMPLE_FRAMES);
-	P(SLEEPY_OFFCPU_SLEEP);
-	P(SLEEPY_OFFCPU_DISK);
-	P(SLEEPY_OFFCPU_OTHER);
-	P(SAMPLE_STATS_SIZE_VER3);
-	P(sizeof(struct sleepy_rec_cpu_stats));
-	P(offsetof(struct sleepy_rec_cpu_stats, lstack_samples));
-	return 0;
-}
-""")
-    exe = tmp_path / "layout"
-    subprocess.run(["gcc", f"-I{UAPI}", "-o", str(exe), str(src)],
-                   check=True)
-    got = {k: int(v) for k, v in (line.rsplit(" ", 1) for line in
-                                  run(exe).stdout.splitlines())}
+    got = uapi_values(tmp_path, [
+        "sizeof(struct sleepy_rec_offcpu)",
+        "offsetof(struct sleepy_rec_offcpu, cpu)",
+        "offsetof(struct sleepy_rec_offcpu, state)",
+        "offsetof(struct sleepy_rec_offcpu, appid)",
+        "offsetof(struct sleepy_rec_offcpu, time_ns)",
+        "offsetof(struct sleepy_rec_offcpu, off_ns)",
+        "offsetof(struct sleepy_rec_offcpu, lstack)",
+        "sizeof(struct sleepy_rec_lstack)",
+        "sizeof(struct sleepy_lstack_frame)",
+        "SLEEPY_REC_OFFCPU",
+        "SLEEPY_SAMPLE_F_LSTACK",
+        "SAMPLE_F_LSTACK",
+        "SLEEPY_LSTACK_F_TRUNCATED",
+        "SLEEPY_LSTACK_F_TORN",
+        "SLEEPY_LSTACK_F_FAULT",
+        "SLEEPY_LSTACK_SAMPLE_FRAMES",
+        "SLEEPY_OFFCPU_SLEEP",
+        "SLEEPY_OFFCPU_DISK",
+        "SLEEPY_OFFCPU_OTHER",
+        "SAMPLE_STATS_SIZE_VER3",
+        "sizeof(struct sleepy_rec_cpu_stats)",
+        "offsetof(struct sleepy_rec_cpu_stats, lstack_samples)",
+    ])
     assert got["sizeof(struct sleepy_rec_offcpu)"] == sf.OFFCPU_SIZE == 38
     fields = ["hdr", "hdr2", "cpu", "state", "reserved", "appid", "pid",
               "tid", "time_ns", "off_ns"]
