@@ -213,6 +213,17 @@ scenario() {
 """
 
 
+# A debug boot's last scenario: kmemleak reports objects older than 5 s,
+# so wait, then scan; its report goes to $S/kmemleak.out (empty: no leak).
+KMEMLEAK_SCENARIO = r"""
+scenario kmemleak <<'EOF'
+sleep 6
+echo scan > /sys/kernel/debug/kmemleak
+cat /sys/kernel/debug/kmemleak > $S/kmemleak.out
+EOF
+"""
+
+
 def boot_scenarios(script, share, **kw):
     """Boot a VM (run_vm's keywords) that runs SCENARIO_SH and script,
     which shares the folder share (/mnt/share, $S); assert that the boot

@@ -28,7 +28,7 @@ import pytest
 
 import sleepyfile as sf
 import sleepyread
-from conftest import boot_scenarios, scenario_ok
+from conftest import KMEMLEAK_SCENARIO, boot_scenarios, scenario_ok
 
 pytestmark = pytest.mark.vm
 
@@ -99,13 +99,7 @@ lstack_life --storm 2000 > $S/life.out || exit 12
 sample_stop --json > $S/life.stats || exit 11
 EOF
 
-# kmemleak reports objects older than 5 s: wait, then scan.
-scenario kmemleak <<'EOF'
-sleep 6
-echo scan > /sys/kernel/debug/kmemleak
-cat /sys/kernel/debug/kmemleak > $S/kmemleak.out
-EOF
-"""
+""" + KMEMLEAK_SCENARIO
 
 # A real writer on the other CPU needs two vCPUs that run at once:
 # multi-threaded TCG (single-threaded TCG runs one vCPU at a time, in

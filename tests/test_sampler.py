@@ -18,7 +18,7 @@ import pytest
 
 import sleepyfile as sf
 import sleepyread
-from conftest import GUEST_BIN, boot_scenarios, scenario_ok
+from conftest import GUEST_BIN, KMEMLEAK_SCENARIO, boot_scenarios, scenario_ok
 
 pytestmark = pytest.mark.vm
 
@@ -342,13 +342,7 @@ touch /tmp/fuzz-stop; wait
 rmmod sleepy_pmu || exit 11
 EOF
 
-# kmemleak reports objects older than 5 s: wait, then scan.
-scenario kmemleak <<'EOF'
-sleep 6
-echo scan > /sys/kernel/debug/kmemleak
-cat /sys/kernel/debug/kmemleak > $S/kmemleak.out
-EOF
-"""
+""" + KMEMLEAK_SCENARIO
 
 
 def boot(tmp_path_factory, name, script, smp):
