@@ -37,15 +37,26 @@ import struct
 import sys
 
 MAGIC = b"SLEEPY\r\n"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 
 REC_SAMPLE, REC_APPID, REC_MMAP, REC_STATS, REC_CPU_STATS = 1, 2, 3, 4, 5
 REC_CHAIN, REC_OFFCPU = 6, 7
+REC_SYSCALL, REC_LATENCY, REC_LAT_SEGMENT = 8, 9, 10
 MODE_USER, MODE_KERNEL, MODE_IRQ, MODE_IDLE = 0, 1, 2, 3
 SAMPLE_F_USER_IP, SAMPLE_F_CHAIN, SAMPLE_F_EXEC = 0x1, 0x2, 0x4
 # A sample's flag (a logical stack part follows) and the header's (the
 # session records logical stacks): the same bit.
 SAMPLE_F_LSTACK = 0x8
+# A sample's kernel context (version 5): a __u16 after ip, first of the
+# optional fields; a system call's number or one of the KCTX_* values.
+SAMPLE_F_KCTX = 0x10
+KCTX_SYSCALL_MAX = 0x7FFF
+KCTX_EXCEPTION, KCTX_HARDIRQ, KCTX_SOFTIRQ, KCTX_KTHREAD = \
+    0x8000, 0x8001, 0x8002, 0x8003
+# The header's / config's: latency histograms (version 5).
+SAMPLE_F_LATENCY = 0x10
+LAT_BUCKETS = 48
+SYSCALL_F_EXITED, SYSCALL_F_EINTR = 0x1, 0x2
 # header / config flags
 SAMPLE_F_USER_ONLY, SAMPLE_F_NO_WRITE, SAMPLE_F_CALLCHAIN = 0x1, 0x2, 0x4
 LSTACK_F_TRUNCATED, LSTACK_F_TORN, LSTACK_F_FAULT = 0x1, 0x2, 0x4
@@ -108,14 +119,35 @@ LSTACK_STATS = ("lstack_samples", "lstack_retries", "lstack_torn",
                 "lstack_faults", "lstack_truncated", "offcpu_records",
                 "offcpu_dropped")
 STATS_FIELDS += [(name, "Q") for name in LSTACK_STATS]
+# The system calls' figures (version 5), in struct sample_stats only.
+LATENCY_STATS = [
+    ("syscalls_counted", "Q"), ("syscalls_lost", "Q"),
+    ("syscall_restarts", "Q"), ("syscall_records", "Q"),
+    ("syscall_records_dropped", "Q"), ("latency_segments", "I"),
+    ("latency_records_dropped", "I"),
+]
+STATS_FIELDS += LATENCY_STATS
 SAMPLE_STATS = struct.Struct("<" + "".join(t for _, t in STATS_FIELDS))
-SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 232
+SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 280
 SAMPLE_STATS_SIZE_VER0 = 120
 SAMPLE_STATS_SIZE_V2 = 128                          # version 2's kernels
 SAMPLE_STATS_SIZE_V3 = 176                          # version 3's kernels
+SAMPLE_STATS_SIZE_V4 = 232                          # version 4's kernels
 # struct sleepy_rec_stats: hdr, reserved, stats_size, stats
 STATS_HDR = struct.Struct("<HHHH")
-STATS_SIZE = STATS_HDR.size + SAMPLE_STATS_SIZE     # 240
+STATS_SIZE = STATS_HDR.size + SAMPLE_STATS_SIZE     # 288
+# struct sleepy_rec_syscall: hdr, cpu, nr, appid, pid, tid, flags,
+# start_ns, latency_ns (version 5)
+SYSCALL = struct.Struct("<HHHHIIIIQQ")
+SYSCALL_SIZE = SYSCALL.size                         # 40
+# struct sleepy_rec_lat_segment: hdr, segment, start_ns, end_ns, calls,
+# lost, histograms, reserved
+LAT_SEGMENT = struct.Struct("<HHIQQQQII")
+LAT_SEGMENT_SIZE = LAT_SEGMENT.size                 # 48
+# struct sleepy_rec_latency: hdr, segment, appid, nr, first, nr_buckets,
+# reserved, calls, sum_ns, max_ns, restarts; then __u64 counts
+LATENCY = struct.Struct("<HHIIHBBIQQQQ")
+LATENCY_SIZE = LATENCY.size                         # 52
 # struct sleepy_rec_cpu_stats: hdr, then these
 CPU_STATS_FIELDS = [
     ("cpu", "I"), ("buffers_hwm", "I"), ("samples_taken", "Q"),
@@ -184,15 +216,18 @@ def lstack_part(frames, *, flags=0, nr=None):
 
 def sample(appid, ip, *, mode=MODE_USER, cpu=0, pid=0, tid=0, time_ns=0,
            user_ip=None, chain=None, lstack=None, lstack_flags=0,
-           lstack_nr=None, flags=None, size=None):
-    """A sample: 36 bytes, 44 with user_ip, 4 more with a chain id, then
-    with lstack (a list of frames, [] for depth 0) a logical stack part
-    (lstack_part()); each sets its flag unless flags is given."""
+           lstack_nr=None, kctx=None, flags=None, size=None):
+    """A sample: 36 bytes, 2 more with kctx (version 5), 8 with user_ip, 4
+    with a chain id, then with lstack (a list of frames, [] for depth 0) a
+    logical stack part (lstack_part()); each sets its flag unless flags is
+    given."""
     if flags is None:
         flags = (SAMPLE_F_USER_IP if user_ip is not None else 0) | \
             (SAMPLE_F_CHAIN if chain is not None else 0) | \
-            (SAMPLE_F_LSTACK if lstack is not None else 0)
-    tail = b"" if user_ip is None else struct.pack("<Q", user_ip)
+            (SAMPLE_F_LSTACK if lstack is not None else 0) | \
+            (SAMPLE_F_KCTX if kctx is not None else 0)
+    tail = b"" if kctx is None else struct.pack("<H", kctx)
+    tail += b"" if user_ip is None else struct.pack("<Q", user_ip)
     if chain is not None:
         tail += struct.pack("<I", chain)
     if lstack is not None:
@@ -285,7 +320,8 @@ def stats_record(*, version=FORMAT_VERSION, struct_bytes=None,
         body = SAMPLE_STATS.pack(*_values(STATS_FIELDS, fields,
                                           {"nr_cpus": 2}))
         body = body[:{2: SAMPLE_STATS_SIZE_V2,
-                      3: SAMPLE_STATS_SIZE_V3}.get(version, len(body))]
+                      3: SAMPLE_STATS_SIZE_V3,
+                      4: SAMPLE_STATS_SIZE_V4}.get(version, len(body))]
     if struct_bytes is not None:
         body = body[:struct_bytes].ljust(struct_bytes, b"\0")
     if stats_size is None:

@@ -3,7 +3,7 @@
 The struct layouts come from sleepyfile.py (which follows the uapi header);
 this reader is deliberately simple and strict: it is the ground truth the
 tests compare the kernel's output and parse's reports with. It reads
-format versions 1 to 4; stats is the STATS record as version 4's struct
+format versions 1 to 5; stats is the STATS record as version 5's struct
 sample_stats in every version (fields a version lacks are 0; from version
 1: buffers_hwm the largest of its per-CPU array), cpu_stats the CPU_STATS
 records likewise. A sample with a call chain gets "chain": the callers of
@@ -15,7 +15,11 @@ samples, once per (cpu, id). Every sample gets "lstack": None for a thread
 without a logical stack, else a dict (frames: a list of (id, arg), bottom
 first; flags; truncated, torn, fault); offcpu lists the OFFCPU records as
 dicts with their lstack alike. A logical stack holds at most 16 frames,
-and none when it was left out (torn, fault).
+and none when it was left out (torn, fault). Version 5: a kernel-mode
+sample's "kctx" (a system call's number or a KCTX_* value; None without
+one); syscalls lists the SYSCALL records, segments the LAT_SEGMENT
+records, each with its "histograms": the LATENCY records that follow it,
+as dicts whose "counts" maps bucket to count.
 """
 import re
 from dataclasses import dataclass, field
@@ -33,6 +37,8 @@ class Session:
     cpu_stats: list = field(default_factory=list)  # dicts, in CPU order
     chains: dict = field(default_factory=dict)     # (cpu, id) -> dict
     offcpu: list = field(default_factory=list)     # dicts, in file order
+    syscalls: list = field(default_factory=list)   # dicts, in file order
+    segments: list = field(default_factory=list)   # dicts, in file order
 
     def by_name(self, name):
         """Appid records of a binary name, ordered by instance."""
@@ -52,7 +58,7 @@ def read(path):
                        "flags", "reserved", "start_realtime_ns",
                        "start_mono_ns", "release", "machine", "reserved2"), h))
     assert header["magic"] == sf.MAGIC, "bad magic"
-    assert header["version"] in (1, 2, 3, 4), header["version"]
+    assert header["version"] in (1, 2, 3, 4, 5), header["version"]
     header["release"] = header["release"].split(b"\0")[0].decode()
     s = Session(header)
     off = header["header_size"]
@@ -66,6 +72,12 @@ def read(path):
             _chain(s, data, off, size)
         elif rtype == sf.REC_OFFCPU and header["version"] >= 4:
             s.offcpu.append(_offcpu(s, data, off, size))
+        elif rtype == sf.REC_SYSCALL and header["version"] >= 5:
+            s.syscalls.append(_syscall(s, data, off, size))
+        elif rtype == sf.REC_LAT_SEGMENT and header["version"] >= 5:
+            s.segments.append(_segment(s, data, off, size))
+        elif rtype == sf.REC_LATENCY and header["version"] >= 5:
+            _latency(s, data, off, size)
         elif rtype == sf.REC_APPID:
             (_, _, appid, inst, pid, parent, origin, flags, nlen, plen, _,
              t) = sf.APPID.unpack_from(data, off)
@@ -108,6 +120,11 @@ def _sample(s, data, off, size):
                tid=tid, time_ns=t, ip=ip, user_ip=None, offset=off,
                lstack=None)
     p = off + sf.SAMPLE_SIZE
+    rec["kctx"] = None
+    if flags & sf.SAMPLE_F_KCTX:
+        assert s.header["version"] >= 5
+        rec["kctx"] = int.from_bytes(data[p:p + 2], "little")
+        p += 2
     if flags & sf.SAMPLE_F_USER_IP:
         rec["user_ip"] = int.from_bytes(data[p:p + 8], "little")
         p += 8
@@ -151,6 +168,42 @@ def _offcpu(s, data, off, size):
                 time_ns=t, off_ns=off_ns, lstack=lstack, offset=off)
 
 
+def _syscall(s, data, off, size):
+    (_, _, cpu, nr, appid, pid, tid, flags, start,
+     latency) = sf.SYSCALL.unpack_from(data, off)
+    assert size == sf.SYSCALL_SIZE and cpu < s.header["nr_cpus"], \
+        f"SYSCALL at {off}"
+    return dict(cpu=cpu, nr=nr, appid=appid, pid=pid, tid=tid, flags=flags,
+                start_ns=start, latency_ns=latency, offset=off)
+
+
+def _segment(s, data, off, size):
+    (_, _, seg, start, end, calls, lost, hists,
+     _) = sf.LAT_SEGMENT.unpack_from(data, off)
+    assert size == sf.LAT_SEGMENT_SIZE, f"LAT_SEGMENT at {off}"
+    assert seg == len(s.segments), f"segment {seg} out of order"
+    assert not s.segments or \
+        len(s.segments[-1]["histograms"]) == s.segments[-1]["nr"], \
+        "a segment's LATENCY records are missing"
+    return dict(segment=seg, start_ns=start, end_ns=end, calls=calls,
+                lost=lost, nr=hists, histograms=[])
+
+
+def _latency(s, data, off, size):
+    (_, _, seg, appid, nr, first, n, _, calls, sum_ns, max_ns,
+     restarts) = sf.LATENCY.unpack_from(data, off)
+    assert size == sf.LATENCY_SIZE + 8 * n and first + n <= sf.LAT_BUCKETS, \
+        f"LATENCY at {off}"
+    assert s.segments and s.segments[-1]["segment"] == seg, \
+        f"LATENCY of segment {seg} at {off} outside it"
+    counts = sf.struct.unpack_from(f"<{n}Q", data, off + sf.LATENCY_SIZE)
+    assert sum(counts) == calls, f"LATENCY at {off}: counts != calls"
+    s.segments[-1]["histograms"].append(dict(
+        appid=appid, nr=nr, calls=calls, sum_ns=sum_ns, max_ns=max_ns,
+        restarts=restarts,
+        counts={first + i: c for i, c in enumerate(counts) if c}))
+
+
 def _chain(s, data, off, size):
     (_, _, cpu, nk, nu, cid, flags) = sf.CHAIN.unpack_from(data, off)
     assert size == sf.CHAIN_SIZE + 8 * (nk + nu), f"CHAIN at {off}"
@@ -165,7 +218,7 @@ def _chain(s, data, off, size):
 
 
 def _stats(data, off, size, version):
-    """A STATS record's struct sample_stats, as version 4's."""
+    """A STATS record's struct sample_stats, as version 5's."""
     _, _, _, stats_size = sf.STATS_HDR.unpack_from(data, off)
     body = data[off + sf.STATS_HDR.size:off + sf.STATS_HDR.size + stats_size]
     assert sf.STATS_HDR.size + stats_size <= size, "stats_size too big"
