@@ -33,6 +33,8 @@ static const char usage_text[] =
 	"usage: sample_start [-o PATH] [--buffers N] [--buffer-size B]\n"
 	"                    [--max-appids K] [--max-size BYTES] [--user-only]\n"
 	"                    [--no-write] [--callchain[=DEPTH]] [--lstack]\n"
+	"                    [--latency] [--latency-interval S]\n"
+	"                    [--latency-slots N]\n"
 	"                    [-- CMD [ARG...]]\n"
 	"\n"
 	"Start a sleepy sampling session: from now on every timer tick on every\n"
@@ -77,6 +79,17 @@ static const char usage_text[] =
 	"                     samples, up to %u frames, and the time such a\n"
 	"                     thread spends blocked with its stack (off-CPU\n"
 	"                     records)\n"
+	"  --latency          time every system call (x86-64) into a log2\n"
+	"                     histogram per program and call, written at stop,\n"
+	"                     and record the calls the tick sampled (parse\n"
+	"                     --latency)\n"
+	"  --latency-interval S\n"
+	"                     also write the histograms every S seconds, as\n"
+	"                     time-lapse segments (%g..%u, to the ms; implies\n"
+	"                     --latency)\n"
+	"  --latency-slots N  histograms each CPU's table holds (a power of 2,\n"
+	"                     %u..%u; default %u; implies --latency): calls\n"
+	"                     past them are lost and counted\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"A value of 0 asks for the kernel's default. All CPUs' buffers and the\n"
@@ -96,7 +109,11 @@ static void usage(void)
 	       SAMPLE_MIN_APPIDS, SAMPLE_MAX_APPIDS, SAMPLE_DEFAULT_MAX_APPIDS,
 	       SAMPLE_MIN_MAX_SIZE >> 10, SAMPLE_MIN_MAX_SIZE >> 11,
 	       SAMPLE_MAX_CALLCHAIN_DEPTH, SAMPLE_DEFAULT_CALLCHAIN_DEPTH,
-	       SLEEPY_LSTACK_SAMPLE_FRAMES, SAMPLE_MEMORY_FRACTION);
+	       SLEEPY_LSTACK_SAMPLE_FRAMES,
+	       SAMPLE_MIN_LATENCY_INTERVAL_MS / 1000.0,
+	       SAMPLE_MAX_LATENCY_INTERVAL_MS / 1000,
+	       SAMPLE_MIN_LATENCY_SLOTS, SAMPLE_MAX_LATENCY_SLOTS,
+	       SAMPLE_DEFAULT_LATENCY_SLOTS, SAMPLE_MEMORY_FRACTION);
 }
 
 /*
@@ -174,6 +191,53 @@ static int callchain_arg(const char *a, struct sample_config *cfg)
 }
 
 /*
+ * --latency-interval S: seconds, with up to three decimals, within the
+ * kernel's bounds; in ms.
+ */
+static __u32 interval_arg(const char *val)
+{
+	static const char opt[] = "--latency-interval";
+	const char *dot = strchr(val, '.');
+	uint64_t whole, frac = 0, ms;
+	size_t nfrac = dot ? strlen(dot + 1) : 0;
+	char buf[32];
+
+	if (!dot && parse_number(val, 0, UINT32_MAX, &whole))
+		die(2, "%s: invalid number of seconds '%s'", opt, val);
+	if (dot) {
+		if ((size_t)(dot - val) >= sizeof(buf) || nfrac > 3 ||
+		    (nfrac && parse_number(dot + 1, 0, 999, &frac)))
+			die(2, "%s: invalid number of seconds '%s' (at most "
+			    "three decimals)", opt, val);
+		memcpy(buf, val, (size_t)(dot - val));
+		buf[dot - val] = '\0';
+		if (parse_number(buf, 0, UINT32_MAX, &whole))
+			die(2, "%s: invalid number of seconds '%s'", opt, val);
+		for (; nfrac < 3; nfrac++)
+			frac *= 10;
+	}
+	ms = whole * 1000 + frac;
+	if (ms < SAMPLE_MIN_LATENCY_INTERVAL_MS ||
+	    ms > SAMPLE_MAX_LATENCY_INTERVAL_MS)
+		die(2, "%s: %s s is out of range (%g..%u s)", opt, val,
+		    SAMPLE_MIN_LATENCY_INTERVAL_MS / 1000.0,
+		    SAMPLE_MAX_LATENCY_INTERVAL_MS / 1000);
+	return (__u32)ms;
+}
+
+/* --latency-slots N: a power of 2 within the kernel's bounds. */
+static __u32 slots_arg(const char *val)
+{
+	__u32 n = number_arg("--latency-slots", val, 1,
+			     SAMPLE_MIN_LATENCY_SLOTS,
+			     SAMPLE_MAX_LATENCY_SLOTS);
+
+	if (n & (n - 1))
+		die(2, "--latency-slots: %" PRIu32 " is not a power of 2", n);
+	return n;
+}
+
+/*
  * A buffer must hold the most one tick writes, as the kernel requires: its
  * sample, with call chains the largest chain record before it, and with
  * logical stacks the largest logical stack part.
@@ -186,15 +250,15 @@ static void check_record_room(const struct sample_config *cfg, __u32 size)
 			sizeof(struct sleepy_rec_lstack) +
 			SLEEPY_LSTACK_SAMPLE_FRAMES *
 			sizeof(struct sleepy_lstack_frame) : 0;
-	size_t need = sizeof(struct sleepy_rec_sample) + sizeof(__u64) +
-		      lstack;
+	size_t need = sizeof(struct sleepy_rec_sample) + sizeof(__u16) +
+		      sizeof(__u64) + lstack;
 	const char *with = lstack ? " and logical stack" : "";
 
 	if (cfg->flags & SAMPLE_F_CALLCHAIN) {
 		need = sizeof(struct sleepy_rec_chain) +
 		       (depth - 1) * sizeof(__u64) +
-		       sizeof(struct sleepy_rec_sample) + sizeof(__u32) +
-		       lstack;
+		       sizeof(struct sleepy_rec_sample) + sizeof(__u16) +
+		       sizeof(__u32) + lstack;
 		if (size < need)
 			die(2, "--buffer-size: %" PRIu32 " bytes cannot hold a "
 			    "call chain of %" PRIu32 " frames with its "
@@ -452,10 +516,17 @@ static void refused(const char *path, const struct sample_config *cfg,
 		die(1, "%s: %s (the kernel rejected the path or the "
 		    "configuration: %" PRIu32 " buffers of %" PRIu32
 		    " bytes, %" PRIu32 " max appids, max size %" PRIu64
-		    ", flags 0x%" PRIx32 ", call-chain depth %" PRIu32 ")",
-		    path, strerror(EINVAL), buffers, size, appids,
+		    ", flags 0x%" PRIx32 ", call-chain depth %" PRIu32
+		    ", latency interval %" PRIu32 " ms, latency slots %"
+		    PRIu32 ")", path, strerror(EINVAL), buffers, size, appids,
 		    (uint64_t)cfg->max_size, cfg->flags,
-		    cfg->callchain_depth);
+		    cfg->callchain_depth, cfg->latency_interval_ms,
+		    cfg->latency_slots);
+	case EOPNOTSUPP:
+		if (cfg->flags & SAMPLE_F_LATENCY)
+			die(1, "%s: this kernel cannot time system calls "
+			    "(no TSC frequency)", path);
+		break;
 	case E2BIG:
 		die(1, "%s: the session would take more than 1/%u of the "
 		    "machine's memory (%" PRIu32 " buffers of %" PRIu32
@@ -569,6 +640,16 @@ int main(int argc, char **argv)
 			cfg.flags |= SAMPLE_F_NO_WRITE;
 		} else if (!strcmp(a, "--lstack")) {
 			cfg.flags |= SAMPLE_F_LSTACK;
+		} else if (!strcmp(a, "--latency")) {
+			cfg.flags |= SAMPLE_F_LATENCY;
+		} else if ((v = option_value(argc, argv, &i,
+					     "--latency-interval"))) {
+			cfg.latency_interval_ms = interval_arg(v);
+			cfg.flags |= SAMPLE_F_LATENCY;
+		} else if ((v = option_value(argc, argv, &i,
+					     "--latency-slots"))) {
+			cfg.latency_slots = slots_arg(v);
+			cfg.flags |= SAMPLE_F_LATENCY;
 		} else if (callchain_arg(a, &cfg)) {
 			continue;
 		} else {

@@ -116,6 +116,22 @@ static void print_lstack_rows(const struct sample_stats *s)
 	row("off-CPU records lost", s->offcpu_dropped);
 }
 
+/* A session with latency histograms: the calls and their records. */
+static void print_latency_rows(const struct sample_stats *s)
+{
+	const uint64_t calls = s->syscalls_counted + s->syscalls_lost;
+
+	if (!s->latency_segments)
+		return;
+	row_pct("system calls in histograms", s->syscalls_counted, calls);
+	row_pct("system calls lost", s->syscalls_lost, calls);
+	row("restarted attempts", s->syscall_restarts);
+	row("syscall records (sampled)", s->syscall_records);
+	row("syscall records lost", s->syscall_records_dropped);
+	row("latency segments", s->latency_segments);
+	row("latency records lost", s->latency_records_dropped);
+}
+
 static void print_table(const struct sample_stats *s,
 			const struct summary *sum)
 {
@@ -180,6 +196,7 @@ static void print_table(const struct sample_stats *s,
 	     "buffers in use: high mark", num_w, s->buffers_hwm);
 	print_chain_rows(s);
 	print_lstack_rows(s);
+	print_latency_rows(s);
 
 	if (sum->exact)
 		sout("accounting: exact (taken = written + dropped + "
@@ -268,6 +285,13 @@ static void print_json(const struct sample_stats *s,
 	U64(lstack_truncated);
 	U64(offcpu_records);
 	U64(offcpu_dropped);
+	U64(syscalls_counted);
+	U64(syscalls_lost);
+	U64(syscall_restarts);
+	U64(syscall_records);
+	U64(syscall_records_dropped);
+	U64(latency_segments);
+	U64(latency_records_dropped);
 	if (sum->overflow)
 		sout("  \"accounted\": null,\n");
 	else
