@@ -13,8 +13,8 @@ export SLEEPY_BUILD_DIR=$BUILD
 # the test harness (clang for the fuzz target; go's pprof and chromium, the
 # readers of parse's pprof and flame-graph exports; Node.js, a JIT the
 # host-root tests profile; Debian's debuginfod server and the client
-# library parse links; libiberty, parse's C++ demangler) and the perf peer
-# for the benchmarks.
+# library parse links; libiberty, parse's C++ demangler) and the peers for
+# the benchmarks (perf; strace, beside the latency histograms).
 DEPS=(
 	linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev
 	dwarves cpio kmod xz-utils rsync git ccache file util-linux
@@ -22,7 +22,7 @@ DEPS=(
 	libdw-dev libcapstone-dev libsqlite3-dev sqlite3 libdebuginfod-dev debuginfod
 	libiberty-dev
 	zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
-	linux-perf
+	linux-perf strace
 	python3 python3-pytest clang golang-go chromium nodejs
 )
 
@@ -60,6 +60,9 @@ Subcommands (default: all):
   bench lstack [--runs N] [--seconds S] [--round-trips N]
                       what logical stacks cost: a push and a pop, the tick
                       at depths 0, 8 and 16, a context switch; -icount
+  bench latency [--runs N] [--calls N] [--seconds S]
+                      what --latency costs a system call (beside strace
+                      -c) and the bytes a second its records take; -icount
   clean               remove build/ (kernel trees, images, results)
   -h, --help          this text
 
@@ -218,6 +221,7 @@ cmd_bench() {
 	case "${1:-}" in
 	pmu) shift; exec /usr/bin/python3 "$TOP/bench/pmu_cost.py" "$@" ;;
 	lstack) shift; exec /usr/bin/python3 "$TOP/bench/lstack_bench.py" "$@" ;;
+	latency) shift; exec /usr/bin/python3 "$TOP/bench/latency_bench.py" "$@" ;;
 	esac
 	exec /usr/bin/python3 "$TOP/bench/bench.py" "$@"
 }

@@ -11,14 +11,17 @@ TOP = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
-def icount_vm(script, timeout, name):
+def icount_vm(script, timeout, name, extra=()):
     """Boot the VM to run script (sh) with a fresh shared folder as $S
-    (/mnt/share): the script must write $S/done last. Yields the folder,
-    removed afterwards; a failed run exits with the runner's output."""
+    (/mnt/share): the script must write $S/done last; extra are more of
+    build.sh vm's options (--perf: the peers' initramfs). Yields the
+    folder, removed afterwards; a failed run exits with the runner's
+    output."""
     with tempfile.TemporaryDirectory(prefix=f"sleepy-{name}-") as d:
         share = Path(d)
         cmd = [str(TOP / "build.sh"), "vm", "--smp", "1", "--icount",
-               "--timeout", str(timeout), "--share", str(share), "--",
+               "--timeout", str(timeout), "--share", str(share), *extra,
+               "--",
                "sh", "-c", script]
         proc = subprocess.run(cmd, capture_output=True, text=True,
                               stdin=subprocess.DEVNULL)

@@ -4,7 +4,8 @@
 # owners), so that building the archive needs no root and no chown.
 #
 #   mk/initramfs-list.sh base TOP BUILD FLAVOR   the guest's whole userland
-#   mk/initramfs-list.sh perf TOP BUILD FLAVOR   Debian's perf and its
+#   mk/initramfs-list.sh perf TOP BUILD FLAVOR   the peers: Debian's perf
+#                                                and strace and their
 #                                                libraries, an archive the
 #                                                kernel unpacks after base
 #
@@ -107,10 +108,13 @@ base() {
 }
 
 perf() {
-	[ -x /usr/bin/perf ] || { echo "initramfs-list: /usr/bin/perf missing" \
-		"(./build.sh deps)" >&2; exit 1; }
-	file /usr/bin/perf /usr/bin/perf
-	libs /usr/bin/perf
+	local p
+	for p in /usr/bin/perf /usr/bin/strace; do
+		[ -x $p ] || { echo "initramfs-list: $p missing" \
+			"(./build.sh deps)" >&2; exit 1; }
+		file $p $p
+		libs $p
+	done
 }
 
 case "${1:-}" in
