@@ -86,6 +86,7 @@ def test_python_layout_matches_the_uapi_header(tmp_path):
         "SAMPLE_STATS_SIZE_VER1",
         "SAMPLE_STATS_SIZE_VER2",
         "SAMPLE_STATS_SIZE_VER3",
+        "SAMPLE_STATS_SIZE_VER4",
         "sizeof(struct sleepy_rec_cpu_stats)",
         "sizeof(struct sleepy_rec_chain)",
         "offsetof(struct sleepy_rec_chain, id)",
@@ -94,7 +95,9 @@ def test_python_layout_matches_the_uapi_header(tmp_path):
         "SAMPLE_CONFIG_SIZE_VER0",
         "SAMPLE_CONFIG_SIZE_VER1",
         "SAMPLE_CONFIG_SIZE_VER2",
+        "SAMPLE_CONFIG_SIZE_VER3",
         "offsetof(struct sample_config, max_size)",
+        "offsetof(struct sample_config, latency_interval_ms)",
         "offsetof(struct sample_config, callchain_depth)",
         "SLEEPY_FORMAT_VERSION",
         "SLEEPY_REC_CPU_STATS",
@@ -134,7 +137,9 @@ def test_python_layout_matches_the_uapi_header(tmp_path):
     assert got["offsetof(struct sleepy_rec_stats, stats)"] == \
         sf.STATS_HDR.size
     assert got["sizeof(struct sample_stats)"] == sf.SAMPLE_STATS_SIZE == \
-        got["SAMPLE_STATS_SIZE_VER3"]
+        got["SAMPLE_STATS_SIZE_VER4"]
+    assert got["SAMPLE_STATS_SIZE_VER3"] == sf.SAMPLE_STATS_SIZE_V4 == \
+        off("<", sf.STATS_FIELDS, "syscalls_counted")
     assert got["SAMPLE_STATS_SIZE_VER2"] == sf.SAMPLE_STATS_SIZE_V3 == \
         off("<", sf.STATS_FIELDS, "lstack_samples")
     assert got["SAMPLE_STATS_SIZE_VER1"] == sf.SAMPLE_STATS_SIZE_V2 == \
@@ -152,6 +157,8 @@ def test_python_layout_matches_the_uapi_header(tmp_path):
     assert got["offsetof(struct sleepy_rec_chain, flags)"] == \
         struct.calcsize("<HHHBBI")
     assert got["sizeof(struct sample_config)"] == \
+        got["SAMPLE_CONFIG_SIZE_VER3"] == 40
+    assert got["offsetof(struct sample_config, latency_interval_ms)"] == \
         got["SAMPLE_CONFIG_SIZE_VER2"] == 32
     assert got["offsetof(struct sample_config, callchain_depth)"] == \
         got["SAMPLE_CONFIG_SIZE_VER1"] == 24
@@ -1025,9 +1032,19 @@ def test_sample_start_rejects_bad_numbers(host_tools, opt, val):
     (["--callchain=x"], "--callchain: invalid number 'x'"),
     (["--callchain", "8"], "8: unexpected argument"),
     (["--callchains"], "--callchains: unknown option"),
-    # The largest chain record (16 + 63 x 8) and its sample (40 bytes).
-    (["--callchain", "--buffer-size", "559"], "--buffer-size: 559 bytes "
-     "cannot hold a call chain of 64 frames with its sample (560 bytes)"),
+    # The largest chain record (16 + 63 x 8) and its sample (42 bytes).
+    (["--callchain", "--buffer-size", "561"], "--buffer-size: 561 bytes "
+     "cannot hold a call chain of 64 frames with its sample (562 bytes)"),
+    (["--latency-interval", "0.001"], "--latency-interval: 0.001 s is out "
+     "of range (0.01..3600 s)"),
+    (["--latency-interval", "1.2345"], "--latency-interval: invalid number "
+     "of seconds '1.2345' (at most three decimals)"),
+    (["--latency-interval", "3601"], "--latency-interval: 3601 s is out "
+     "of range"),
+    (["--latency-interval=-1"], "--latency-interval: invalid number"),
+    (["--latency-slots", "100"], "--latency-slots: 100 is not a power of 2"),
+    (["--latency-slots", "8"], "--latency-slots: 8 is out of range "
+     "(16..65536"),
 ])
 def test_sample_start_usage_errors(faked, args, what):
     """Refused by the tool itself: one line, status 2, no system call."""
@@ -1039,12 +1056,12 @@ def test_sample_start_usage_errors(faked, args, what):
 
 
 @pytest.mark.parametrize("possible, size, ok", [
-    # 180 + 1000 x 172 + 240 + 32768 = 205188 bytes on 1000 CPU ids.
+    # 180 + 1000 x 172 + 288 + 32768 = 205236 bytes on 1000 CPU ids.
     ("0-999\n", "64K", False),
-    ("0-999\n", "205187", False),
-    ("0-999\n", "205188", True),
-    ("0-499,512-999\n", "205187", False),     # a hole: still 1000 ids
-    ("0,2-998,999\n", "205188", True),
+    ("0-999\n", "205235", False),
+    ("0-999\n", "205236", True),
+    ("0-499,512-999\n", "205235", False),     # a hole: still 1000 ids
+    ("0,2-998,999\n", "205236", True),
     ("0-1\n", "64K", True),
     ("junk\n", "64K", True),                  # unknown: the kernel judges
 ])
@@ -1058,12 +1075,12 @@ def test_sample_start_max_size_holds_the_statistics(faked, possible, size,
                     possible=possible)
     if ok:
         assert r.returncode == 0, r.stderr
-        assert call[-2] == str(sf_size(size))
+        assert call[6] == str(sf_size(size))
     else:
         assert r.returncode == 2 and call is None
         assert r.stderr == (
             f"sample_start: --max-size: {sf_size(size)} is below the minimum "
-            "of 205188 bytes on 1000 CPUs (the file header and statistics "
+            "of 205236 bytes on 1000 CPUs (the file header and statistics "
             "records, plus 32768)\n")
 
 
@@ -1148,9 +1165,11 @@ long syscall(long nr, ...)
 			va_arg(ap, const struct sample_config *);
 		size_t size = va_arg(ap, size_t);
 
-		fprintf(log, "%s %zu %u %u %u %u %llu %u\n", path, size,
-			c->flags, c->nr_buffers, c->buffer_size, c->max_appids,
-			(unsigned long long)c->max_size, c->callchain_depth);
+		fprintf(log, "%s %zu %u %u %u %u %llu %u %u %u\n", path,
+			size, c->flags, c->nr_buffers, c->buffer_size,
+			c->max_appids, (unsigned long long)c->max_size,
+			c->callchain_depth, c->latency_interval_ms,
+			c->latency_slots);
 	} else if (nr == __NR_sample_stop) {
 		struct sample_stats *s = va_arg(ap, struct sample_stats *);
 		size_t size = va_arg(ap, size_t);
@@ -1210,28 +1229,39 @@ def faked(host_tools, fake_syscalls, tmp_path):
 @pytest.mark.parametrize("args, call", [
     (["-o", "{tmp}/x", "--buffers", "8", "--buffer-size", "4K",
       "--max-appids", "100", "--user-only", "--no-write"],
-     ["{tmp}/x", "32", "3", "8", "4096", "100", "0", "0"]),
+     ["{tmp}/x", "40", "3", "8", "4096", "100", "0", "0", "0", "0"]),
     (["--output=rel/p", "--buffers=0", "--buffer-size=2m", "--user-only"],
-     ["rel/p", "32", "1", "0", "2097152", "0", "0", "0"]),
+     ["rel/p", "40", "1", "0", "2097152", "0", "0", "0", "0", "0"]),
     (["-o{tmp}/p", "--buffers", "4096", "--buffer-size", "64K"],
-     ["{tmp}/p", "32", "0", "4096", "65536", "0", "0", "0"]),
+     ["{tmp}/p", "40", "0", "4096", "65536", "0", "0", "0", "0", "0"]),
     # --max-size: its smallest value, suffixes as powers of 1024, 0 (no
     # limit), and a value past 32 bits.
     (["-o{tmp}/p", "--max-size", "64K"],
-     ["{tmp}/p", "32", "0", "0", "0", "0", "65536", "0"]),
+     ["{tmp}/p", "40", "0", "0", "0", "0", "65536", "0", "0", "0"]),
     (["-o{tmp}/p", "--max-size=3m", "--max-appids", "16"],
-     ["{tmp}/p", "32", "0", "0", "0", "16", "3145728", "0"]),
+     ["{tmp}/p", "40", "0", "0", "0", "16", "3145728", "0", "0", "0"]),
     (["-o{tmp}/p", "--max-size", "5G"],
-     ["{tmp}/p", "32", "0", "0", "0", "0", "5368709120", "0"]),
+     ["{tmp}/p", "40", "0", "0", "0", "0", "5368709120", "0", "0", "0"]),
     (["-o{tmp}/p", "--max-size", "65536", "--max-size", "0"],
-     ["{tmp}/p", "32", "0", "0", "0", "0", "0", "0"]),
+     ["{tmp}/p", "40", "0", "0", "0", "0", "0", "0", "0", "0"]),
     # --callchain: the flag, and the depth (0: the kernel's default).
     (["-o{tmp}/p", "--callchain"],
-     ["{tmp}/p", "32", "4", "0", "0", "0", "0", "0"]),
+     ["{tmp}/p", "40", "4", "0", "0", "0", "0", "0", "0", "0"]),
     (["-o{tmp}/p", "--callchain=127", "--user-only"],
-     ["{tmp}/p", "32", "5", "0", "0", "0", "0", "127"]),
+     ["{tmp}/p", "40", "5", "0", "0", "0", "0", "127", "0", "0"]),
     (["-o{tmp}/p", "--callchain=1", "--buffer-size", "256"],
-     ["{tmp}/p", "32", "4", "0", "256", "0", "0", "1"]),
+     ["{tmp}/p", "40", "4", "0", "256", "0", "0", "1", "0", "0"]),
+    # --latency: the flag; the interval, to the ms, and the table's slots
+    # imply it.
+    (["-o{tmp}/p", "--latency"],
+     ["{tmp}/p", "40", "16", "0", "0", "0", "0", "0", "0", "0"]),
+    (["-o{tmp}/p", "--latency-interval", "0.25"],
+     ["{tmp}/p", "40", "16", "0", "0", "0", "0", "0", "250", "0"]),
+    (["-o{tmp}/p", "--latency-interval=2", "--latency-slots", "64",
+      "--callchain"],
+     ["{tmp}/p", "40", "20", "0", "0", "0", "0", "0", "2000", "64"]),
+    (["-o{tmp}/p", "--latency-slots=65536", "--latency-interval", "0.01"],
+     ["{tmp}/p", "40", "16", "0", "0", "0", "0", "0", "10", "65536"]),
 ])
 def test_sample_start_passes_the_configuration(faked, tmp_path, args, call):
     """Paths in tmp_path: sample_start also copies /proc/kallsyms to
@@ -1262,8 +1292,8 @@ def test_sample_start_default_path(faked):
             side.unlink()
     assert r.returncode == 0, r.stderr
     # The size argument is sizeof(struct sample_config),
-    # SAMPLE_CONFIG_SIZE_VER2.
-    assert got == ["/var/log/samples", "32", "0", "0", "0", "0", "0", "0"]
+    # SAMPLE_CONFIG_SIZE_VER3.
+    assert got == ["/var/log/samples", "40", "0", "0", "0", "0", "0", "0", "0", "0"]
     assert r.stderr == "" or r.stderr.startswith("sample_start: ")
 
 
@@ -1468,7 +1498,7 @@ def test_sample_start_runs_a_command(faked, tmp_path, cmd, status, first):
     assert table_value(r.stderr, "samples taken") == "1000"
     assert err[-1] == ("accounting: exact (taken = written + dropped + "
                        "discarded)")
-    assert call == ["stop", "232"]
+    assert call == ["stop", "280"]
 
 
 def test_sample_start_command_with_a_bad_session(faked, tmp_path):
@@ -1484,11 +1514,11 @@ def test_sample_start_command_with_a_bad_session(faked, tmp_path):
 
 
 def test_sample_stop_passes_its_stats_size(faked):
-    """sizeof(struct sample_stats), SAMPLE_STATS_SIZE_VER3; the fake fails
+    """sizeof(struct sample_stats), SAMPLE_STATS_SIZE_VER4; the fake fails
     the call with EFAULT for any other size."""
     r, call = faked("sample_stop", stats="nr_cpus=300")
     assert r.returncode == 0, r.stderr
-    assert call == ["stop", "232"]
+    assert call == ["stop", "280"]
     assert "(300 CPUs)" in r.stdout
     assert "call chains" not in r.stdout
 

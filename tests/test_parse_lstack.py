@@ -208,7 +208,7 @@ def test_layout_matches_the_uapi_header(tmp_path):
     assert (got["SLEEPY_OFFCPU_SLEEP"], got["SLEEPY_OFFCPU_DISK"],
             got["SLEEPY_OFFCPU_OTHER"]) == (
         sf.OFFCPU_SLEEP, sf.OFFCPU_DISK, sf.OFFCPU_OTHER)
-    assert got["SAMPLE_STATS_SIZE_VER3"] == sf.SAMPLE_STATS_SIZE
+    assert got["SAMPLE_STATS_SIZE_VER3"] == sf.SAMPLE_STATS_SIZE_V4
     assert got["sizeof(struct sleepy_rec_cpu_stats)"] == sf.CPU_STATS_SIZE
 
 
