@@ -3,7 +3,8 @@
 # these targets); `make TARGET` works too once the packages are there.
 #
 #   tree                 build/linux: Debian's source plus linux-patches/
-#   uapi                 the uapi headers the tools build against
+#   uapi                 the uapi headers the tools build against, and the
+#                        kernel's system call table (parse names calls)
 #   user                 syscalls-user/, parse/, bench/, tests' programs
 #   kernel-release       build/out-release (-sleepy) and its modules
 #   kernel-debug         build/out-debug (-sleepy-debug)
@@ -26,7 +27,8 @@ SERIES := $(PATCHES)/series $(addprefix $(PATCHES)/,$(shell \
 	grep -v -e '^\#' -e '^$$' $(PATCHES)/series))
 DEBVER := $(shell dpkg-query -W -f='$${Version}' linux-source-6.1 2>/dev/null)
 USER_DIRS := syscalls-user parse bench tests/progs tests/pmu
-UAPI := $(BUILD)/uapi/linux/sleepy.h $(BUILD)/uapi/linux/sleepy_pmu.h
+UAPI := $(BUILD)/uapi/linux/sleepy.h $(BUILD)/uapi/linux/sleepy_pmu.h \
+	$(BUILD)/uapi/syscall_64.tbl
 FLAVORS := release debug
 
 export SLEEPY_BUILD_DIR := $(BUILD)
@@ -67,6 +69,11 @@ $(ST)/head: $(ST)/tree FORCE
 $(BUILD)/uapi/linux/%.h: $(ST)/head
 	@mkdir -p $(@D)
 	@cat $(TREE)/include/uapi/linux/$*.h | $(call write-if-changed,$@)
+
+$(BUILD)/uapi/syscall_64.tbl: $(ST)/head
+	@mkdir -p $(@D)
+	@cat $(TREE)/arch/x86/entry/syscalls/syscall_64.tbl | \
+		$(call write-if-changed,$@)
 
 $(ST)/config-release: $(CONFIG)/base.config
 $(ST)/config-debug: $(CONFIG)/base.config $(CONFIG)/debug.config

@@ -2,8 +2,9 @@
 /*
  * counts: sample counts keyed by (ip, a, b, c), an open-addressing hash
  * table with linear probing. Memory grows with the number of distinct keys
- * only. a packs appid and pid, b packs cpu, mode and time slice, c is the
- * tid (see the counts_* helpers). Reports that need fewer key fields set the others to
+ * only. a packs appid and pid, b packs cpu, mode, the kernel context's
+ * key (syscalls.h) and time slice, c is the tid (see the counts_*
+ * helpers). Reports that need fewer key fields set the others to
  * 0 (see counts_project()).
  */
 #ifndef SLEEPY_PARSE_COUNTS_H
@@ -15,7 +16,7 @@
 struct count_entry {
 	uint64_t ip;
 	uint64_t a;		/* appid | pid << 32 */
-	uint64_t b;		/* cpu | mode << 16 | slice << 32 */
+	uint64_t b;		/* cpu | mode << 16 | kctx << 24 | slice << 40 */
 	uint64_t c;		/* tid */
 	uint64_t count;		/* 0: the slot is free */
 };
@@ -25,22 +26,37 @@ static inline uint64_t counts_a(uint32_t appid, uint32_t pid)
 	return appid | (uint64_t)pid << 32;
 }
 
-static inline uint64_t counts_b(uint16_t cpu, uint8_t mode, uint32_t slice)
+/* The most time slices a key tells apart: later ones count as the last. */
+#define COUNTS_SLICE_MAX	0xffffffu
+
+static inline uint64_t counts_b(uint16_t cpu, uint8_t mode, uint16_t kctx,
+				uint32_t slice)
 {
-	return cpu | (uint64_t)mode << 16 | (uint64_t)slice << 32;
+	return cpu | (uint64_t)mode << 16 | (uint64_t)kctx << 24 |
+		(uint64_t)slice << 40;
+}
+
+/* The time slice of t ns for slices of slice_ns, at most the last. */
+static inline uint32_t counts_slice(uint64_t t, uint64_t slice_ns)
+{
+	const uint64_t s = t / slice_ns;
+
+	return s < COUNTS_SLICE_MAX ? (uint32_t)s : COUNTS_SLICE_MAX;
 }
 
 #define CE_APPID(e)	((uint32_t)(e)->a)
 #define CE_PID(e)	((uint32_t)((e)->a >> 32))
 #define CE_CPU(e)	((uint16_t)(e)->b)
 #define CE_MODE(e)	((uint8_t)((e)->b >> 16))
-#define CE_SLICE(e)	((uint32_t)((e)->b >> 32))
+#define CE_KCTX(e)	((uint16_t)((e)->b >> 24))
+#define CE_SLICE(e)	((uint32_t)((e)->b >> 40))
 #define CE_TID(e)	((uint32_t)(e)->c)
 #define MASK_APPID	0xffffffffull
 #define MASK_PID	0xffffffff00000000ull
 #define MASK_CPU	0xffffull
 #define MASK_MODE	0xff0000ull
-#define MASK_SLICE	0xffffffff00000000ull
+#define MASK_KCTX	0xffff000000ull
+#define MASK_SLICE	0xffffff0000000000ull
 #define MASK_TID	0xffffffffull
 
 struct count_table {

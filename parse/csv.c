@@ -13,7 +13,7 @@
 #include "fmt.h"
 #include "writer.h"
 
-static void csv_field(FILE *out, const char *s)
+void csv_field(FILE *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, out);

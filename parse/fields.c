@@ -8,6 +8,7 @@
 
 #include "fmt.h"
 #include "report.h"
+#include "syscalls.h"
 
 #define CUT_MAX		1024	/* a cell being cut */
 #define BRACKET_MIN	6	/* each side of a cut "before->after" */
@@ -232,6 +233,70 @@ static void unset_mode(const struct report *rep, struct value *v)
 	v->s = rep->mode;
 }
 
+/* ------------------------------------------------------------ context */
+
+/* context: the sample's (enum sample_context), from its mode and kctx. */
+static int get_context(const struct field *f, struct report *rep,
+		       struct row *r, const struct count_entry *e)
+{
+	(void)rep;
+	ROW_KEY(r, f) = sample_context(CE_MODE(e), CE_KCTX(e));
+	return 0;
+}
+
+static void cell_context(const struct field *f, const struct report *rep,
+			 const struct row *r, char *buf, size_t size)
+{
+	(void)rep;
+	snprintf(buf, size, "%s", context_name((unsigned int)ROW_KEY(r, f)));
+}
+
+/* syscall: the call's number + 1, 0 for a sample in none. */
+static int get_syscall(const struct field *f, struct report *rep,
+		       struct row *r, const struct count_entry *e)
+{
+	(void)rep;
+	ROW_KEY(r, f) = sample_context(CE_MODE(e), CE_KCTX(e)) ==
+		CTX_SYSCALL ? CE_KCTX(e) : 0;
+	return 0;
+}
+
+static void cell_syscall(const struct field *f, const struct report *rep,
+			 const struct row *r, char *buf, size_t size)
+{
+	char label[SYSCALL_LABEL_MAX];
+
+	(void)rep;
+	if (!ROW_KEY(r, f))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%s", syscall_label(
+				 (unsigned int)ROW_KEY(r, f) - 1, label));
+}
+
+/* By name ("-" first). */
+static int order_syscall(const struct field *f, const struct row *a,
+			 const struct row *b, const struct report *rep)
+{
+	char ca[SYSCALL_LABEL_MAX], cb[SYSCALL_LABEL_MAX];
+
+	cell_syscall(f, rep, a, ca, sizeof(ca));
+	cell_syscall(f, rep, b, cb, sizeof(cb));
+	return strcmp(ca, cb);
+}
+
+/* Its name; null outside a call. */
+static void value_syscall(const struct field *f, const struct report *rep,
+			  const struct row *r, unsigned int key,
+			  struct value *v)
+{
+	if (!ROW_KEY(r, f)) {
+		v->type = VALUE_NULL;
+		return;
+	}
+	value_cell(f, rep, r, key, v);
+}
+
 /* ------------------------------------------------------------ line */
 
 /* dso, symbol and line come from the symbolization (report.c); a line
@@ -301,6 +366,20 @@ const struct field fields[NR_FIELDS] = {
 		.need = { 0, 0, MASK_MODE }, .keys = { "mode" },
 		.extract = get_key, .order = order_num,
 		.cell = cell_mode, .value = value_cell, .unset = unset_mode,
+	},
+	[F_CONTEXT] = {
+		.name = "context", .head = "context", .title = "context",
+		.flags = FIELD_MERGES | FIELD_OWN_KEYS, .align = ALIGN_LEFT,
+		.need = { 0, 0, MASK_MODE | MASK_KCTX }, .keys = { "context" },
+		.extract = get_context, .order = order_num,
+		.cell = cell_context, .value = value_cell,
+	},
+	[F_SYSCALL] = {
+		.name = "syscall", .head = "syscall", .title = "system call",
+		.flags = FIELD_MERGES | FIELD_OWN_KEYS, .align = ALIGN_LEFT,
+		.need = { 0, 0, MASK_MODE | MASK_KCTX }, .keys = { "syscall" },
+		.extract = get_syscall, .order = order_syscall,
+		.cell = cell_syscall, .value = value_syscall,
 	},
 	[F_TID] = {
 		.name = "tid", .head = "tid", .title = "thread",
@@ -483,6 +562,8 @@ size_t fields_columns(struct out_column *cols, const struct report *rep)
 	for (size_t i = 0; i < NR_FIELDS; i++) {
 		const struct field *f = &fields[i];
 
+		if ((f->flags & FIELD_OWN_KEYS) && !(rep->fields & FB(i)))
+			continue;
 		for (unsigned int k = 0; f->keys[k]; k++) {
 			size_t c = 0;
 

@@ -33,6 +33,8 @@ enum field_id {
 	F_APP,
 	F_APPID,
 	F_MODE,
+	F_CONTEXT,
+	F_SYSCALL,
 	F_TID,
 	F_CPU,
 	F_EIP,
@@ -72,6 +74,7 @@ enum field_align {
 #define FIELD_SYMBOLS	0x4	/* needs the symbolizer */
 #define FIELD_LINES	0x8	/* needs source lines */
 #define FIELD_MERGES	0x10	/* distinct count keys may share a value */
+#define FIELD_OWN_KEYS	0x20	/* CSV, JSON: its keys only when grouped */
 
 /* A CSV or JSON value. */
 enum value_type {

@@ -53,3 +53,23 @@ void fmt_sanitize(char *dst, size_t dst_size, const char *s, size_t width)
 	}
 	dst[i] = '\0';
 }
+
+const char *fmt_duration(char *buf, size_t size, double ns)
+{
+	static const struct {
+		double scale;
+		const char *unit;
+	} units[] = {
+		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" },
+	};
+	const size_t n = sizeof(units) / sizeof(units[0]);
+	size_t i = 0;
+	double v;
+
+	/* A unit from 0.9995 of it on: 999.7ns is 1us, not 1e+03ns. */
+	while (i + 1 < n && ns < units[i].scale * 0.9995)
+		i++;
+	v = ns / units[i].scale;
+	snprintf(buf, size, v < 999.5 ? "%.3g%s" : "%.0f%s", v, units[i].unit);
+	return buf;
+}

@@ -19,6 +19,12 @@ int fmt_digits(uint64_t v);
 char *fmt_u64(char *buf, uint64_t v);
 
 /*
+ * A duration of ns nanoseconds in buf, to 3 significant digits in the
+ * largest unit it reaches: "320ns", "1.5us", "1.52ms", "2.1s"; returns buf.
+ */
+const char *fmt_duration(char *buf, size_t size, double ns);
+
+/*
  * s with control and non-ASCII bytes as '?', cut to fit width columns (a
  * cut string ends in "..." when width is above 3).
  */

@@ -98,6 +98,8 @@ static void json_filters(struct json *j, const struct options *o)
 	json_opt_i64(j, "cpu", o->cpu, o->cpu >= 0);
 	json_opt_seconds(j, "from", o->from_ns, o->have_from);
 	json_opt_seconds(j, "to", o->to_ns, o->have_to);
+	if (o->peak)
+		json_str(j, "peak", o->peak);
 	json_close(j);
 }
 

@@ -14,7 +14,7 @@
  *   a: appid | pid << 32, b: the chain's id, c: the stack's key); ip and
  *   the chain only with --lstack-with-callchain, else 0;
  * - off: the OFFCPU records that pass the filters, by a count key (a:
- *   appid | pid << 32, b: cpu | state << 16 | slice << 32, c: tid |
+ *   appid | pid << 32, b: cpu | state << 16 | slice << 40, c: tid |
  *   the stack's key << 32), with their number and their off-CPU time.
  */
 #ifndef SLEEPY_PARSE_LSTACK_H

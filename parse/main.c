@@ -15,7 +15,9 @@
  * and their writers (treeout.c, scriptout.c, flame.c, pprof.c, which
  * reads the file a second time, as scriptout.c does); the logical stacks'
  * activity tree (lstack.c, lstacktree.c, lstacknames.c) and its writers
- * (lstackout.c, treeout.c, flame.c).
+ * (lstackout.c, treeout.c, flame.c); the system call latency histograms
+ * (latency.c, latreport.c) and their writers (latout.c, latplot.c), and
+ * --peak's calls (peak.c), which reads the file a second time, first.
  *
  * The file is streamed: memory grows with the number of distinct report
  * keys, not with the number of samples; symbols are looked up after the
@@ -36,8 +38,11 @@
 #include "debuginfo.h"
 #include "filters.h"
 #include "flame.h"
+#include "latout.h"
+#include "latplot.h"
 #include "lstackout.h"
 #include "lstacktree.h"
+#include "peak.h"
 #include "plot.h"
 #include "pprof.h"
 #include "sqlout.h"
@@ -64,6 +69,8 @@ struct state {
 	struct stack_ids stack_ids;	/* the database's */
 	struct lstacks lstacks;		/* the activity tree's and database's */
 	struct lstack_names lnames;	/* the names of logical frames */
+	struct latency lat;		/* the system call records */
+	struct peak_windows windows;	/* --peak's calls */
 	struct appid_table appids;
 	struct maps maps;
 	struct strtab names;
@@ -108,6 +115,72 @@ static void open_session(struct state *st)
 	st->s.hdr = sleepy_reader_header(st->r);
 }
 
+/* The session file again, for a second pass (perf-script, pprof). */
+static struct sleepy_reader *reopen(const struct state *st)
+{
+	struct sleepy_reader *r = sleepy_reader_open(st->o.file);
+
+	if (!r)
+		die_nomem();
+	if (sleepy_reader_status(r) != SLEEPY_OK)
+		die_reader(r, st->o.file);
+	return r;
+}
+
+/* The system call records and appids of a session file. */
+static void read_latency(const char *file, struct latency *lat,
+			 struct appid_table *appids)
+{
+	struct sleepy_reader *r = sleepy_reader_open(file);
+
+	if (!r)
+		die_nomem();
+	if (sleepy_reader_status(r) != SLEEPY_OK)
+		die_reader(r, file);
+	latency_init(lat);
+	appids_init(appids);
+	switch (latency_read(r, lat, appids)) {
+	case -1:
+		die_nomem();
+	case -2:
+		die_reader(r, file);
+	}
+	sleepy_reader_close(r);
+}
+
+/* --peak: a first pass for the histograms, the peak's calls. */
+static void setup_peak(struct state *st)
+{
+	struct latency lat;
+	struct appid_table appids;
+	struct strtab names;
+	char err[1024];
+
+	read_latency(st->o.file, &lat, &appids);
+	if (strtab_init(&names))
+		die_nomem();
+	switch (peak_windows_build(st->o.peak, &lat, &appids, &names, &st->o,
+				   &st->windows, err, sizeof(err))) {
+	case -1:
+		die_nomem();
+	case -2:
+		die(2, "%s", err);
+	}
+	strtab_free(&names);
+	appids_free(&appids);
+	latency_free(&lat);
+}
+
+/* The filters' text ends with the peak, its calls and samples. */
+static void describe_peak(struct state *st)
+{
+	const size_t n = strlen(st->filters);
+
+	peak_windows_describe(&st->windows, st->total);
+	snprintf(st->filters + n, sizeof(st->filters) - n, "%s%s",
+		 n ? ", " : "", st->windows.desc);
+}
+
 /*
  * Count the samples by the key fields the reports and filters need, no
  * more (the database keeps every field), and apply the filters.
@@ -123,6 +196,8 @@ static void count_session(struct state *st)
 		stacks ? &st->chains : NULL, stacks ? &st->stacks : NULL,
 		o->sqlite ? &st->stack_ids : NULL,
 		lstacks ? &st->lstacks : NULL,
+		o->latency || o->sqlite ? &st->lat : NULL,
+		o->peak ? &st->windows : NULL,
 	};
 	uint64_t total;
 
@@ -150,6 +225,7 @@ static void count_session(struct state *st)
 	};
 	appids_init(&st->appids);
 	maps_init(&st->maps);
+	latency_init(&st->lat);
 	switch (session_read(st->r, o, &m, &out, &st->s)) {
 	case -1:
 		die_nomem();
@@ -164,6 +240,8 @@ static void count_session(struct state *st)
 	if (stacks && filters_apply(o, &st->appids, &st->stacks, &total))
 		die_nomem();
 	filters_describe(o, st->filters, sizeof(st->filters));
+	if (o->peak)
+		describe_peak(st);
 	st->report = st->counts;	/* the same table: freed once */
 	if (o->sqlite && (counts_init(&st->report) ||
 			  counts_project_ips(&st->counts, &st->report, rm,
@@ -307,18 +385,6 @@ static struct stack_source stack_source(struct state *st, bool by_app)
 		die_nomem();
 	return (struct stack_source){ &st->sym, &st->appids, &st->chains,
 				      &st->names, by_app, unknown };
-}
-
-/* The session file again, for a second pass (perf-script, pprof). */
-static struct sleepy_reader *reopen(const struct state *st)
-{
-	struct sleepy_reader *r = sleepy_reader_open(st->o.file);
-
-	if (!r)
-		die_nomem();
-	if (sleepy_reader_status(r) != SLEEPY_OK)
-		die_reader(r, st->o.file);
-	return r;
 }
 
 /* The call tree of the stacks (callee first if inverted). */
@@ -476,6 +542,7 @@ static void write_sqlite(struct state *st)
 		.stats = &st->s.stats, .cpus = st->s.cpus, .ncpus = st->s.ncpus,
 		.stacks = &st->stack_ids, .src = &src,
 		.lstacks = &st->lstacks, .lnames = &st->lnames, .o = &st->o,
+		.lat = &st->lat,
 	};
 	char err[512];
 
@@ -507,6 +574,53 @@ static void write_pprof(struct state *st)
 	sleepy_reader_close(r);
 }
 
+/* --compare OLD: its histograms against rep's, ranked. */
+static void compare_latency(struct state *st, const struct lat_report *rep)
+{
+	const struct run run = run_of(st);
+	struct appid_table appids;
+	struct latency lat;
+	struct lat_report old = *rep;
+	struct lat_pair *pairs;
+	size_t n;
+
+	read_latency(st->o.compare, &lat, &appids);
+	latency_warnings(st->o.compare, &lat);
+	old.lat = &lat;
+	old.appids = &appids;
+	if (lat_report_build(&old) || lat_compare(&old, rep, &pairs, &n))
+		die_nomem();
+	lat_write_compare(&run, st->o.compare, pairs, n, &st->names);
+	free(pairs);
+	lat_report_free(&old);
+	appids_free(&appids);
+	latency_free(&lat);
+}
+
+/* --latency: the histograms, or their comparison with --compare's. */
+static void write_latency(struct state *st)
+{
+	const struct options *o = &st->o;
+	const struct run run = run_of(st);
+	struct lat_report rep = {
+		&st->lat, &st->appids, &st->names, o, o->fields == FB(F_APPID),
+		o->segments, NULL, 0, 0,
+	};
+	char err[512];
+
+	latency_warnings(o->file, &st->lat);
+	if (lat_report_build(&rep))
+		die_nomem();
+	if (o->compare)
+		compare_latency(st, &rep);
+	else
+		lat_write(&run, &rep, &st->lat);
+	if (o->plot && latplot_write(o->plot, &rep, o->file, st->filters, err,
+				     sizeof(err)))
+		die(1, "%s", err);
+	lat_report_free(&rep);
+}
+
 static void free_state(struct state *st)
 {
 	if (st->symbols)
@@ -525,6 +639,8 @@ static void free_state(struct state *st)
 	if (st->o.lstack || st->o.sqlite)
 		lstacks_free(&st->lstacks);
 	lstack_names_free(&st->lnames);
+	latency_free(&st->lat);
+	peak_windows_free(&st->windows);
 	counts_free(&st->counts);
 	appids_free(&st->appids);
 	maps_free(&st->maps);
@@ -544,6 +660,8 @@ int main(int argc, char **argv)
 	st.fields = st.o.fields ? st.o.fields : FB(F_APPID) | FB(F_EIP);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	open_session(&st);
+	if (st.o.peak)
+		setup_peak(&st);
 	count_session(&st);
 	load_symbols(&st);
 	e = counts_entries(&st.report);
@@ -551,6 +669,8 @@ int main(int argc, char **argv)
 		die_nomem();
 	if (st.o.archive) {
 		archive(&st, e);
+	} else if (options_histograms(&st.o)) {
+		write_latency(&st);
 	} else if (st.o.annotate) {
 		annotate(&st, e);
 	} else if (options_stacks(&st.o)) {

@@ -35,6 +35,11 @@ static const char usage_text[] =
 	"             [--flamegraph OUT.svg [--inverted] [--min-percent P]]\n"
 	"             [--pprof OUT.pb.gz]\n"
 	"             FILE\n"
+	"       parse --latency [--by app|appid] [--segments] [filters]\n"
+	"             [--format text|csv|json] [--top N] [--plot OUT.svg]\n"
+	"             [--compare OLD] FILE\n"
+	"       parse --latency --peak APP:SYSCALL:N [--by FIELDS] [report\n"
+	"             options] FILE\n"
 	"\n"
 	"Report the samples of a sleepy session file (\"-\" reads standard\n"
 	"input). Without --by, the SLEEPY paper's two reports: samples per\n"
@@ -50,6 +55,11 @@ static const char usage_text[] =
 	"                  line       per source line (with dso and symbol)\n"
 	"                  tid        per thread\n"
 	"                  cpu, mode  per CPU, per mode\n"
+	"                  context    per kernel context: user, syscall,\n"
+	"                             exception, hardirq, softirq, kthread,\n"
+	"                             idle, kernel (no context: older files)\n"
+	"                  syscall    per system call the sample was in (-:\n"
+	"                             none); with --mode all or kernel\n"
 	"                  e.g. --by appid,symbol or --by app,dso,symbol\n"
 	"  --mode MODE     the samples counted: where the tick found the CPU,\n"
 	"                  user (default), kernel (in the kernel for a process),\n"
@@ -113,6 +123,25 @@ static const char usage_text[] =
 	"                  samples (that pass the filters) fall in, and its\n"
 	"                  debug file, into DIR by build-id, for\n"
 	"                  --buildid-dir DIR on this or another machine\n"
+	"  --latency       instead of a report, the system call latency\n"
+	"                  histograms (sessions of sample_start --latency):\n"
+	"                  per app (--by app, default) or appid (--by appid)\n"
+	"                  and system call, over the segments and CPUs, as bcc\n"
+	"                  prints them, with count, mean, p50, p99, max and\n"
+	"                  the peaks; --app, --appid, --pid choose appids,\n"
+	"                  --from and --to the segments; csv: one row per\n"
+	"                  bucket; --plot OUT.svg draws them\n"
+	"  --segments      --latency: one set of histograms per time-lapse\n"
+	"                  segment (sample_start --latency-interval)\n"
+	"  --compare OLD   --latency: every (app, system call) of OLD and FILE,\n"
+	"                  ranked by the Earth Mover's Distance of their\n"
+	"                  distributions (in log2 buckets), with the change of\n"
+	"                  calls and mean\n"
+	"  --peak APP:SYSCALL:N  --latency: the report (--by, filters, formats)\n"
+	"                  of the samples taken during the calls of peak N of\n"
+	"                  that histogram (APP: a name or NAME#I; SYSCALL: a\n"
+	"                  name or a number); all modes unless --mode is given;\n"
+	"                  FILE, not stdin\n"
 	"  -h, --help      this text\n"
 	"\n"
 	"Rows are sorted by samples, most first; percentages are of the\n"
@@ -122,7 +151,7 @@ static const char usage_text[] =
 
 /* The --by vocabulary, as --help presents it. */
 static const char by_list[] = "app, appid, tid, eip, appid-eip, symbol, dso, "
-	"line, cpu, mode, or a comma-separated list";
+	"line, cpu, mode, context, syscall, or a comma-separated list";
 
 static const char *const format_names[NR_FORMATS] = {
 	[FORMAT_TEXT] = "text", [FORMAT_CSV] = "csv", [FORMAT_JSON] = "json",
@@ -137,6 +166,7 @@ enum option_id {
 	OPT_PPROF,
 	OPT_FLAMEGRAPH, OPT_ARCHIVE, OPT_BUILDID_DIR, OPT_TID,
 	OPT_LSTACK_ARGS, OPT_LSTACK_WITH_CALLCHAIN, OPT_OFFCPU,
+	OPT_LATENCY, OPT_SEGMENTS, OPT_COMPARE, OPT_PEAK,
 	OPT_END,
 };
 
@@ -173,6 +203,10 @@ static const struct option options[] = {
 	{ "lstack-with-callchain", no_argument, NULL,
 	  OPT_LSTACK_WITH_CALLCHAIN },
 	{ "offcpu", no_argument, NULL, OPT_OFFCPU },
+	{ "latency", no_argument, NULL, OPT_LATENCY },
+	{ "segments", no_argument, NULL, OPT_SEGMENTS },
+	{ "compare", required_argument, NULL, OPT_COMPARE },
+	{ "peak", required_argument, NULL, OPT_PEAK },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -189,12 +223,17 @@ static const int exclusive[][2] = {
 	{ OPT_ARCHIVE, OPT_TREE }, { OPT_ARCHIVE, OPT_CHILDREN },
 	{ OPT_ARCHIVE, OPT_SQLITE }, { OPT_ARCHIVE, OPT_PLOT },
 	{ OPT_ARCHIVE, OPT_PPROF }, { OPT_ARCHIVE, OPT_FLAMEGRAPH },
+	{ OPT_LATENCY, OPT_ARCHIVE }, { OPT_COMPARE, OPT_PEAK },
+	{ OPT_SEGMENTS, OPT_PEAK }, { OPT_SEGMENTS, OPT_COMPARE },
 };
 
 /* Options that need another: { option, what it needs, or this }. */
 static const int needs[][3] = {
 	{ OPT_INVERTED, OPT_TREE, OPT_FLAMEGRAPH },
 	{ OPT_MIN_PERCENT, OPT_TREE, OPT_FLAMEGRAPH },
+	{ OPT_SEGMENTS, OPT_LATENCY, OPT_LATENCY },
+	{ OPT_COMPARE, OPT_LATENCY, OPT_LATENCY },
+	{ OPT_PEAK, OPT_LATENCY, OPT_LATENCY },
 };
 
 #define SEEN(id)	(1ull << ((id) - OPT_BY))
@@ -340,6 +379,8 @@ static const struct {
 	{ OPT_ANNOTATE, offsetof(struct options, annotate) },
 	{ OPT_ARCHIVE, offsetof(struct options, archive) },
 	{ OPT_BUILDID_DIR, offsetof(struct options, buildid_dir) },
+	{ OPT_COMPARE, offsetof(struct options, compare) },
+	{ OPT_PEAK, offsetof(struct options, peak) },
 };
 
 /* The options without a value that set a flag. */
@@ -353,6 +394,8 @@ static const struct {
 	{ OPT_LSTACK_WITH_CALLCHAIN,
 	  offsetof(struct options, lstack_with_callchain) },
 	{ OPT_OFFCPU, offsetof(struct options, offcpu) },
+	{ OPT_LATENCY, offsetof(struct options, latency) },
+	{ OPT_SEGMENTS, offsetof(struct options, segments) },
 };
 
 static void set_from_tables(struct options *o, int id, const char *v)
@@ -536,6 +579,40 @@ static void check_lstack(struct options *o, uint64_t seen)
 		o->mode = MODE_ALL;
 }
 
+/*
+ * --latency: the histograms (by app or appid; text, CSV, JSON; not the
+ * samples' views nor their filters), or with --peak a report of samples
+ * (all modes unless --mode; FILE read twice).
+ */
+static void check_latency(struct options *o, uint64_t seen)
+{
+	static const int samples_only[] = {
+		OPT_MODE, OPT_TID, OPT_CPU, OPT_TREE, OPT_ANNOTATE,
+		OPT_CHILDREN, OPT_PPROF, OPT_FLAMEGRAPH, OPT_SQLITE,
+		OPT_SLICE_MS, OPT_SYMFS, OPT_KALLSYMS, OPT_VMLINUX,
+	};
+
+	if (o->peak) {
+		if (!strcmp(o->file, "-"))
+			die(2, "--peak: reads FILE twice, so not standard input");
+		if (!(seen & SEEN(OPT_MODE)))
+			o->mode = MODE_ALL;
+	}
+	if (!options_histograms(o))
+		return;
+	for (size_t i = 0; i < sizeof(samples_only) / sizeof(samples_only[0]);
+	     i++)
+		if (seen & SEEN(samples_only[i]))
+			die(2, "--%s: not with --latency (the histograms are "
+			    "per appid and system call; --peak reports "
+			    "samples)", option_name(samples_only[i]));
+	if (o->fields && o->fields != FB(F_APP) && o->fields != FB(F_APPID))
+		die(2, "--by: the latency histograms are by app or appid");
+	if (o->format != FORMAT_TEXT && o->format != FORMAT_CSV &&
+	    o->format != FORMAT_JSON)
+		die(2, "--latency: prints text, csv or json");
+}
+
 /* A folder option's value must be a folder. */
 static void check_dir(const char *opt, const char *dir)
 {
@@ -567,10 +644,12 @@ static void check_options(struct options *o, uint64_t seen)
 	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
 		if ((seen & SEEN(needs[i][0])) &&
 		    !(seen & (SEEN(needs[i][1]) | SEEN(needs[i][2]))))
-			die(2, "--%s needs --%s or --%s",
+			die(2, needs[i][1] == needs[i][2] ? "--%s needs --%s" :
+			    "--%s needs --%s or --%s",
 			    option_name(needs[i][0]), option_name(needs[i][1]),
 			    option_name(needs[i][2]));
 	check_lstack(o, seen);
+	check_latency(o, seen);
 	check_stacks(o);
 	check_children(o);
 	if (o->pprof && !strcmp(o->file, "-"))

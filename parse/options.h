@@ -48,7 +48,18 @@ struct options {
 	const char *flamegraph;	/* --flamegraph OUT.svg */
 	const char *archive;	/* --archive DIR */
 	const char *buildid_dir;	/* --buildid-dir DIR */
+	bool latency;		/* --latency: the system call histograms */
+	bool segments;		/* --segments: per time-lapse segment */
+	const char *compare;	/* --compare OLD: against OLD's histograms */
+	const char *peak;	/* --peak APP:SYSCALL:N: its calls' samples */
 };
+
+/* Whether the output is the latency histograms (or their comparison),
+ * not a report of samples (--latency without --peak). */
+static inline bool options_histograms(const struct options *o)
+{
+	return o->latency && !o->peak;
+}
 
 /* Whether the output is a call-chain view (--tree, --format folded), or
  * the logical stacks' (--tree lstack). */

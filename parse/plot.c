@@ -10,10 +10,8 @@
 
 #include "fmt.h"
 
-#define FONT "font-family=\"monospace\" font-size=\"12\""
 
-/* Text with XML's special characters escaped, other bytes as '?'. */
-static void xml_text(FILE *f, const char *s)
+void plot_xml_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -33,8 +31,7 @@ static void xml_text(FILE *f, const char *s)
 	}
 }
 
-static void header(FILE *f, int w, int h, const char *title,
-		   const char *sub)
+void plot_header(FILE *f, int w, int h, const char *title, const char *sub)
 {
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
@@ -43,10 +40,10 @@ static void header(FILE *f, int w, int h, const char *title,
 		w, h, w, h);
 	fprintf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" "
 		"font-family=\"sans-serif\" font-size=\"16\">", w / 2);
-	xml_text(f, title);
+	plot_xml_text(f, title);
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"40\" text-anchor=\"middle\" "
-		FONT ">", w / 2);
-	xml_text(f, sub);
+		PLOT_FONT ">", w / 2);
+	plot_xml_text(f, sub);
 	fputs("</text>\n", f);
 }
 
@@ -91,7 +88,7 @@ static void eip_histogram(FILE *f, const struct report *rep,
 	snprintf(title, sizeof(title), "Samples by EIP, %s: %" PRIu64
 		 " samples%s", rep->mode_title, rep->total,
 		 rep->nrows > n ? " (top EIPs)" : "");
-	header(f, w, h, title, sub);
+	plot_header(f, w, h, title, sub);
 	if (!v) {
 		fputs("</svg>\n", f);
 		return;
@@ -108,11 +105,11 @@ static void eip_histogram(FILE *f, const struct report *rep,
 	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 		"stroke=\"black\"/>\n", left, top, left, top + plot_h);
 	for (int k = 0; k <= 2; k++)
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" " FONT
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" " PLOT_FONT
 			">%" PRIu64 "</text>\n", left - 4,
 			top + plot_h - k * plot_h / 2 + 4, max * (uint64_t)k / 2);
 	fprintf(f, "<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" "
-		"text-anchor=\"middle\" " FONT ">samples</text>\n",
+		"text-anchor=\"middle\" " PLOT_FONT ">samples</text>\n",
 		top + plot_h / 2, top + plot_h / 2);
 	for (size_t i = 0; i < n; i++) {
 		const double bw = plot_w / (double)n;
@@ -126,12 +123,12 @@ static void eip_histogram(FILE *f, const struct report *rep,
 			"height=\"%.2f\" fill=\"steelblue\"><title>0x%" PRIx64
 			" ", x + bw * 0.1, top + plot_h - bh, bw * 0.8, bh,
 			v[i].key[F_EIP]);
-		xml_text(f, label);
+		plot_xml_text(f, label);
 		fprintf(f, ": %" PRIu64 " samples, %.2f%%</title></rect>\n",
 			v[i].samples, fmt_percent(v[i].samples, rep->total));
 		/* Label about 25 bars along the axis. */
 		if (i % (n / 25 + 1) == 0)
-			fprintf(f, "<text x=\"%.2f\" y=\"%d\" " FONT
+			fprintf(f, "<text x=\"%.2f\" y=\"%d\" " PLOT_FONT
 				" transform=\"rotate(60 %.2f %d)\">0x%" PRIx64
 				"</text>\n", x + bw / 2, top + plot_h + 12,
 				x + bw / 2, top + plot_h + 12, v[i].key[F_EIP]);
@@ -155,7 +152,7 @@ static void bar_chart(FILE *f, const struct report *rep, const char *sub)
 	snprintf(title, sizeof(title), "%s, %s: %" PRIu64 " samples%s", t,
 		 rep->mode_title, rep->total,
 		 rep->nrows > n ? " (top rows)" : "");
-	header(f, w, h, title, sub);
+	plot_header(f, w, h, title, sub);
 	for (size_t i = 0; i < n; i++) {
 		const int y = top + row_h * (int)i;
 		const double bw = (double)bar_max * (double)rows[i].samples /
@@ -164,28 +161,29 @@ static void bar_chart(FILE *f, const struct report *rep, const char *sub)
 
 		row_label(rep, &rows[i], 0, label, sizeof(label));
 		fmt_sanitize(cut, sizeof(cut), label, 58);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" " FONT
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" " PLOT_FONT
 			"><title>", label_w, y + 14);
-		xml_text(f, label);
+		plot_xml_text(f, label);
 		fputs("</title>", f);
-		xml_text(f, cut);
+		plot_xml_text(f, cut);
 		fprintf(f, "</text>\n<rect x=\"%d\" y=\"%d\" width=\"%.2f\" "
 			"height=\"%d\" fill=\"steelblue\"/>\n", left, y + 3, bw,
 			row_h - 6);
-		fprintf(f, "<text x=\"%.2f\" y=\"%d\" " FONT ">%" PRIu64
+		fprintf(f, "<text x=\"%.2f\" y=\"%d\" " PLOT_FONT ">%" PRIu64
 			" (%.2f%%)</text>\n", left + bw + 6, y + 14,
 			rows[i].samples, fmt_percent(rows[i].samples,
 						     rep->total));
 	}
 	if (n == 0)
-		fprintf(f, "<text x=\"%d\" y=\"%d\" " FONT ">(no samples)"
+		fprintf(f, "<text x=\"%d\" y=\"%d\" " PLOT_FONT ">(no samples)"
 			"</text>\n", left, top + 14);
 	fputs("</svg>\n", f);
 }
 
-int plot_write(const char *path, const struct report *rep,
-	       const char *file, const char *filters, char *err,
-	       size_t errsz)
+int plot_file(const char *path, void (*draw)(FILE *f, const void *arg,
+					      const char *sub),
+	      const void *arg, const char *file, const char *filters,
+	      char *err, size_t errsz)
 {
 	FILE *f = fopen(path, "we");
 	char sub[700];
@@ -196,13 +194,27 @@ int plot_write(const char *path, const struct report *rep,
 	}
 	snprintf(sub, sizeof(sub), "%s%s%s", file, filters[0] ? "; " : "",
 		 filters);
-	if ((rep->fields & FB(F_EIP)) && !report_symbolized(rep))
-		eip_histogram(f, rep, sub);
-	else
-		bar_chart(f, rep, sub);
+	draw(f, arg, sub);
 	if (ferror(f) | (fclose(f) != 0)) {
 		snprintf(err, errsz, "%s: write failed", path);
 		return -1;
 	}
 	return 0;
+}
+
+static void draw_report(FILE *f, const void *arg, const char *sub)
+{
+	const struct report *rep = arg;
+
+	if ((rep->fields & FB(F_EIP)) && !report_symbolized(rep))
+		eip_histogram(f, rep, sub);
+	else
+		bar_chart(f, rep, sub);
+}
+
+int plot_write(const char *path, const struct report *rep,
+	       const char *file, const char *filters, char *err,
+	       size_t errsz)
+{
+	return plot_file(path, draw_report, rep, file, filters, err, errsz);
 }

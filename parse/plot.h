@@ -9,11 +9,25 @@
 #define SLEEPY_PARSE_PLOT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "report.h"
 
+#define PLOT_FONT "font-family=\"monospace\" font-size=\"12\""
+
 #define PLOT_MAX_BARS	200	/* EIP histogram */
 #define PLOT_MAX_ROWS	40	/* horizontal bars */
+
+/* Text with XML's special characters escaped, other bytes as '?'. */
+void plot_xml_text(FILE *f, const char *s);
+/* An SVG's start: its size, a white background, a title and a subtitle. */
+void plot_header(FILE *f, int w, int h, const char *title, const char *sub);
+/* Write path with draw(f, arg, sub), sub naming file and its filters.
+ * Returns 0, or -1 with err set. */
+int plot_file(const char *path, void (*draw)(FILE *f, const void *arg,
+					      const char *sub),
+	      const void *arg, const char *file, const char *filters,
+	      char *err, size_t errsz);
 
 /* Write path. Returns 0, or -1 with err set. */
 int plot_write(const char *path, const struct report *rep,

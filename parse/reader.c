@@ -36,7 +36,9 @@ _Static_assert(SLEEPY_SAMPLE_SIZE == 36 && SLEEPY_APPID_SIZE == 36 &&
 	       offsetof(struct sleepy_rec_cpu_stats, lstack_samples) ==
 	       SLEEPY_CPU_STATS_V3_SIZE &&
 	       offsetof(struct sleepy_rec_offcpu, lstack) ==
-	       SLEEPY_OFFCPU_SIZE - SLEEPY_LSTACK_HEAD, "record layout");
+	       SLEEPY_OFFCPU_SIZE - SLEEPY_LSTACK_HEAD &&
+	       SLEEPY_SYSCALL_SIZE == 40 && SLEEPY_LATENCY_SIZE == 52 &&
+	       SLEEPY_LAT_SEGMENT_SIZE == 48, "record layout");
 
 /* Version 1's struct sample_stats (see the uapi header's comment). */
 struct sample_stats_v1 {
@@ -293,22 +295,47 @@ static int check_lstack(struct sleepy_reader *r, const unsigned char *p,
 	return 0;
 }
 
+/* A what record's cpu: below the header's nr_cpus. */
+static int check_cpu(struct sleepy_reader *r, unsigned int cpu,
+		     const char *what, uint64_t offset)
+{
+	if (cpu < r->hdr.nr_cpus)
+		return 0;
+	return format_error(r, offset, "%s record: cpu %u out of range (the "
+			    "header has %" PRIu32 " CPUs)", what, cpu,
+			    (uint32_t)r->hdr.nr_cpus);
+}
+
+/* A sample's optional fixed-size fields, in their order in the record. */
+static const struct {
+	uint8_t flag;
+	uint8_t size;
+	const char *what;	/* a record too short for it */
+} sample_fields[] = {
+	{ SLEEPY_SAMPLE_F_KCTX, SLEEPY_KCTX_SIZE,
+	  "sample (with a kernel context)" },
+	{ SLEEPY_SAMPLE_F_USER_IP, sizeof(__u64), "sample (with user_ip)" },
+	{ SLEEPY_SAMPLE_F_CHAIN, sizeof(__u32), "sample (with a chain id)" },
+};
+
 static int check_sample(struct sleepy_reader *r, const unsigned char *p,
 			size_t size, uint64_t offset)
 {
 	const uint8_t flags = p[offsetof(struct sleepy_rec_sample, flags)];
+	const char *what = NULL;
 	size_t need = SLEEPY_SAMPLE_SIZE;
 
 	if (size < SLEEPY_SAMPLE_SIZE)
 		return too_short(r, "sample", size, SLEEPY_SAMPLE_SIZE, offset);
-	if (flags & SLEEPY_SAMPLE_F_USER_IP)
-		need += sizeof(__u64);
-	if (flags & SLEEPY_SAMPLE_F_CHAIN)
-		need += sizeof(__u32);
+	for (size_t i = 0; i < sizeof(sample_fields) / sizeof(sample_fields[0]);
+	     i++) {
+		if (flags & sample_fields[i].flag) {
+			need += sample_fields[i].size;
+			what = sample_fields[i].what;
+		}
+	}
 	if (size < need)
-		return too_short(r, flags & SLEEPY_SAMPLE_F_CHAIN ?
-				 "sample (with a chain id)" :
-				 "sample (with user_ip)", size, need, offset);
+		return too_short(r, what, size, need, offset);
 	if (flags & SLEEPY_SAMPLE_F_LSTACK)
 		return check_lstack(r, p, size, need,
 				    "sample (with a logical stack)", offset);
@@ -325,12 +352,69 @@ static int check_offcpu(struct sleepy_reader *r, const unsigned char *p,
 		return too_short(r, "off-CPU", size, SLEEPY_OFFCPU_SIZE,
 				 offset);
 	memcpy(&o, p, sizeof(o));
-	if (o.cpu >= r->hdr.nr_cpus)
-		return format_error(r, offset, "off-CPU record: cpu %u out of "
-				    "range (the header has %" PRIu32 " CPUs)",
-				    o.cpu, (uint32_t)r->hdr.nr_cpus);
+	if (check_cpu(r, o.cpu, "off-CPU", offset))
+		return -1;
 	return check_lstack(r, p, size, offsetof(struct sleepy_rec_offcpu,
 						 lstack), "off-CPU", offset);
+}
+
+/* A CPU below the header's nr_cpus. */
+static int check_syscall(struct sleepy_reader *r, const unsigned char *p,
+			 size_t size, uint64_t offset)
+{
+	struct sleepy_rec_syscall c;
+
+	if (size < SLEEPY_SYSCALL_SIZE)
+		return too_short(r, "syscall", size, SLEEPY_SYSCALL_SIZE,
+				 offset);
+	memcpy(&c, p, sizeof(c));
+	return check_cpu(r, c.cpu, "syscall", offset);
+}
+
+static int check_lat_segment(struct sleepy_reader *r, const unsigned char *p,
+			     size_t size, uint64_t offset)
+{
+	(void)p;
+	if (size < SLEEPY_LAT_SEGMENT_SIZE)
+		return too_short(r, "latency segment", size,
+				 SLEEPY_LAT_SEGMENT_SIZE, offset);
+	return 0;
+}
+
+/* Buckets within SLEEPY_LAT_BUCKETS, filling the record, adding up to
+ * calls. */
+static int check_latency(struct sleepy_reader *r, const unsigned char *p,
+			 size_t size, uint64_t offset)
+{
+	struct sleepy_rec_latency l;
+	uint64_t sum = 0, v;
+	size_t want;
+
+	if (size < SLEEPY_LATENCY_SIZE)
+		return too_short(r, "latency", size, SLEEPY_LATENCY_SIZE,
+				 offset);
+	memcpy(&l, p, sizeof(l));
+	if (l.first + l.nr_buckets > SLEEPY_LAT_BUCKETS)
+		return format_error(r, offset, "latency record: first bucket "
+				    "%u and %u buckets go past the %d buckets",
+				    l.first, l.nr_buckets, SLEEPY_LAT_BUCKETS);
+	want = SLEEPY_LATENCY_SIZE + l.nr_buckets * sizeof(__u64);
+	if (size != want)
+		return format_error(r, offset, "latency record of %zu bytes: "
+				    "its %u buckets make it %zu", size,
+				    l.nr_buckets, want);
+	for (size_t i = 0; i < l.nr_buckets; i++) {
+		memcpy(&v, p + sizeof(l) + i * sizeof(v), sizeof(v));
+		if (sum + v < sum)
+			return format_error(r, offset, "latency record: its "
+					    "counts overflow");
+		sum += v;
+	}
+	if (sum != l.calls)
+		return format_error(r, offset, "latency record: its counts add "
+				    "up to %" PRIu64 ", not to its calls (%"
+				    PRIu64 ")", sum, (uint64_t)l.calls);
+	return 0;
 }
 
 /* A CPU below the header's nr_cpus, an id, frames inside the record. */
@@ -348,10 +432,8 @@ static int check_chain(struct sleepy_reader *r, const unsigned char *p,
 		return format_error(r, offset, "chain record of %zu bytes is "
 				    "shorter than its %u frames", size,
 				    c.nr_kernel + c.nr_user);
-	if (c.cpu >= r->hdr.nr_cpus)
-		return format_error(r, offset, "chain record: cpu %u out of "
-				    "range (the header has %" PRIu32 " CPUs)",
-				    c.cpu, (uint32_t)r->hdr.nr_cpus);
+	if (check_cpu(r, c.cpu, "chain", offset))
+		return -1;
 	if (!c.id)
 		return format_error(r, offset, "chain record: id 0");
 	return 0;
@@ -453,6 +535,9 @@ static const struct {
 	[SLEEPY_REC_CPU_STATS] = { check_cpu_stats, 2 },
 	[SLEEPY_REC_CHAIN] = { check_chain, 3 },
 	[SLEEPY_REC_OFFCPU] = { check_offcpu, 4 },
+	[SLEEPY_REC_SYSCALL] = { check_syscall, 5 },
+	[SLEEPY_REC_LATENCY] = { check_latency, 5 },
+	[SLEEPY_REC_LAT_SEGMENT] = { check_lat_segment, 5 },
 };
 
 #define NR_RECORD_TYPES (sizeof(record_types) / sizeof(record_types[0]))
@@ -649,6 +734,43 @@ void sleepy_get_offcpu(const struct sleepy_record *rec,
 	o->off_ns = raw.off_ns;
 	sleepy_lstack_at(rec->data + offsetof(struct sleepy_rec_offcpu, lstack),
 			 &o->lstack);
+}
+
+void sleepy_get_syscall(const struct sleepy_record *rec,
+			struct sleepy_syscall *c)
+{
+	struct sleepy_rec_syscall raw;
+
+	memcpy(&raw, rec->data, sizeof(raw));
+	*c = (struct sleepy_syscall){
+		raw.cpu, raw.nr, raw.appid, raw.pid, raw.tid, raw.flags,
+		raw.start_ns, raw.latency_ns,
+	};
+}
+
+void sleepy_get_lat_segment(const struct sleepy_record *rec,
+			    struct sleepy_lat_segment *g)
+{
+	struct sleepy_rec_lat_segment raw;
+
+	memcpy(&raw, rec->data, sizeof(raw));
+	*g = (struct sleepy_lat_segment){
+		raw.segment, raw.start_ns, raw.end_ns, raw.calls, raw.lost,
+		raw.histograms,
+	};
+}
+
+void sleepy_get_latency(const struct sleepy_record *rec,
+			struct sleepy_latency *l)
+{
+	struct sleepy_rec_latency raw;
+
+	memcpy(&raw, rec->data, sizeof(raw));
+	*l = (struct sleepy_latency){
+		raw.segment, raw.appid, raw.nr, raw.first, raw.nr_buckets,
+		raw.calls, raw.sum_ns, raw.max_ns, raw.restarts,
+		rec->data + sizeof(raw),
+	};
 }
 
 /* Version 1's stats, at p, as today's struct. */

@@ -10,14 +10,17 @@
  * unknown types are returned too, for the caller to skip; a type is known
  * from the format version that brought it on (sleepy_type_known()).
  *
- * Versions 1 to 4 are read. Version 2 brought the CPU_STATS records and
+ * Versions 1 to 5 are read. Version 2 brought the CPU_STATS records and
  * the STATS record without its per-CPU array; sleepy_get_stats() gives
  * either version's STATS record as the struct sample_stats of today.
  * Version 3 brought call chains: CHAIN records, a chain id on samples and
  * the chain statistics at the end of CPU_STATS records. Version 4
  * brought logical stacks: a logical stack part on samples
  * (SLEEPY_SAMPLE_F_LSTACK), OFFCPU records, and their statistics at the
- * end of CPU_STATS records. Some checks span records: CPU_STATS records
+ * end of CPU_STATS records. Version 5 brought system calls: a kernel
+ * context on samples (SLEEPY_SAMPLE_F_KCTX, the first optional field),
+ * SYSCALL, LATENCY and LAT_SEGMENT records, and their statistics at the
+ * end of struct sample_stats. Some checks span records: CPU_STATS records
  * name each CPU below the header's nr_cpus once, in CPU order, before any
  * STATS record.
  *
@@ -54,6 +57,10 @@
 #define SLEEPY_LSTACK_HEAD	sizeof(struct sleepy_rec_lstack)	/* 2 */
 #define SLEEPY_LSTACK_FRAME	sizeof(struct sleepy_lstack_frame)	/* 16 */
 #define SLEEPY_OFFCPU_SIZE	sizeof(struct sleepy_rec_offcpu)	/* 38 */
+#define SLEEPY_KCTX_SIZE	sizeof(__u16)	/* a sample's kernel context */
+#define SLEEPY_SYSCALL_SIZE	sizeof(struct sleepy_rec_syscall)	/* 40 */
+#define SLEEPY_LATENCY_SIZE	sizeof(struct sleepy_rec_latency)	/* 52 */
+#define SLEEPY_LAT_SEGMENT_SIZE	sizeof(struct sleepy_rec_lat_segment) /* 48 */
 /* A STATS record's head: header, reserved, stats_size (8 bytes). */
 #define SLEEPY_STATS_HEAD	offsetof(struct sleepy_rec_stats, stats)
 /* Version 1's struct sample_stats, with its size and buffers_hwm[64]. */
@@ -160,6 +167,7 @@ struct sleepy_sample {
 	uint32_t tid;
 	uint64_t time_ns;
 	uint64_t ip;
+	uint16_t kctx;		/* 0 unless flags has SLEEPY_SAMPLE_F_KCTX */
 	uint64_t user_ip;	/* 0 unless flags has SLEEPY_SAMPLE_F_USER_IP */
 	uint32_t chain;		/* 0 unless flags has SLEEPY_SAMPLE_F_CHAIN */
 	/* With SLEEPY_SAMPLE_F_LSTACK; else nr and flags 0, frames NULL. */
@@ -275,12 +283,17 @@ static inline void sleepy_get_sample(const struct sleepy_record *rec,
 	s->tid = raw.tid;
 	s->time_ns = raw.time_ns;
 	s->ip = raw.ip;
+	s->kctx = 0;
 	s->user_ip = 0;
 	s->chain = 0;
 	s->lstack = (struct sleepy_lstack_part){ 0, 0, NULL };
 	if (!raw.flags)
 		return;
 	p = rec->data + sizeof(raw);
+	if (raw.flags & SLEEPY_SAMPLE_F_KCTX) {
+		memcpy(&s->kctx, p, sizeof(s->kctx));
+		p += sizeof(s->kctx);
+	}
 	if (raw.flags & SLEEPY_SAMPLE_F_USER_IP) {
 		memcpy(&s->user_ip, p, sizeof(s->user_ip));
 		p += sizeof(s->user_ip);
@@ -318,6 +331,52 @@ struct sleepy_cpu_stats {
 	uint64_t offcpu_dropped;
 };
 
+/* A SYSCALL record (version 5): a call during which its task was sampled. */
+struct sleepy_syscall {
+	uint16_t cpu;		/* where it ended */
+	uint16_t nr;		/* its number */
+	uint32_t appid;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t flags;		/* SLEEPY_SYSCALL_F_* */
+	uint64_t start_ns;	/* since sample_start */
+	uint64_t latency_ns;
+};
+
+/* A LAT_SEGMENT record (version 5): the LATENCY records of a segment. */
+struct sleepy_lat_segment {
+	uint32_t segment;
+	uint64_t start_ns, end_ns;	/* since sample_start */
+	uint64_t calls;		/* in its histograms */
+	uint64_t lost;		/* ended in it, in no histogram */
+	uint32_t histograms;	/* its LATENCY records */
+};
+
+/*
+ * A LATENCY record (version 5): one histogram of a segment, its counts
+ * those of buckets first to first + nr_buckets - 1 (unaligned in the
+ * record: see sleepy_latency_count()). The reader checked that they fit
+ * SLEEPY_LAT_BUCKETS, fill the record exactly, and add up to calls.
+ */
+struct sleepy_latency {
+	uint32_t segment;
+	uint32_t appid;
+	uint16_t nr;		/* the system call's number */
+	uint8_t first;		/* the bucket of the first count */
+	uint8_t nr_buckets;
+	uint64_t calls, sum_ns, max_ns, restarts;
+	const unsigned char *counts;	/* nr_buckets __u64s */
+};
+
+static inline uint64_t sleepy_latency_count(const struct sleepy_latency *l,
+					    size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, l->counts + i * sizeof(v), sizeof(v));
+	return v;
+}
+
 void sleepy_get_appid(const struct sleepy_record *rec, struct sleepy_appid *a);
 void sleepy_get_mmap(const struct sleepy_record *rec, struct sleepy_mmap *m);
 void sleepy_get_cpu_stats(const struct sleepy_record *rec,
@@ -325,6 +384,12 @@ void sleepy_get_cpu_stats(const struct sleepy_record *rec,
 void sleepy_get_chain(const struct sleepy_record *rec, struct sleepy_chain *c);
 void sleepy_get_offcpu(const struct sleepy_record *rec,
 		       struct sleepy_offcpu *o);
+void sleepy_get_syscall(const struct sleepy_record *rec,
+			struct sleepy_syscall *c);
+void sleepy_get_lat_segment(const struct sleepy_record *rec,
+			    struct sleepy_lat_segment *g);
+void sleepy_get_latency(const struct sleepy_record *rec,
+			struct sleepy_latency *l);
 /*
  * The stats of a file of this format version, as today's struct: fields
  * an earlier kernel did not write are 0 (version 1: buffers_hwm is the

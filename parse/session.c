@@ -9,6 +9,8 @@
 
 #include "array.h"
 #include "filters.h"
+#include "peak.h"
+#include "syscalls.h"
 
 #define PROG "parse"
 
@@ -83,7 +85,7 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 	const unsigned int mode = sleepy_sample_mode(rec);
 	const uint64_t t = sleepy_sample_time(rec);
 	struct sleepy_sample x;
-	uint64_t slice, key, lkey = 0;
+	uint64_t key, lkey = 0;
 	uint32_t chain = 0;
 
 	s->samples++;
@@ -97,13 +99,11 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 		return counts_pipe_add(&p->pipe, sleepy_sample_ip(rec) & p->ipm,
 				       sleepy_sample_appid(rec) & p->am, 0, 0);
 	sleepy_get_sample(rec, &x);
-	if (!session_sample_wanted(o, &x)) {
+	if (!session_sample_wanted(o, &x) || (p->out->windows &&
+	    !peak_windows_hit(p->out->windows, x.tid, x.time_ns))) {
 		s->selected--;
 		return 0;
 	}
-	slice = t / o->slice_ns;
-	if (slice > UINT32_MAX)
-		slice = UINT32_MAX;
 	key = x.ip;
 	if (p->out->stacks && add_stack(p, &x, &key, &chain))
 		return -1;
@@ -111,8 +111,8 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 		return -1;
 	return counts_pipe_add(&p->pipe, key & p->ipm,
 			       counts_a(x.appid, x.pid) & p->am,
-			       counts_b(x.cpu, x.mode, (uint32_t)slice) &
-			       p->bm, (x.tid | lkey << 32) & p->cm);
+			       counts_b(x.cpu, x.mode, kctx_key(&x),
+					counts_slice(t, o->slice_ns)) & p->bm, (x.tid | lkey << 32) & p->cm);
 }
 
 /*
@@ -143,7 +143,7 @@ static int on_offcpu(struct pass *p, const struct sleepy_record *rec)
 {
 	struct lstacks *l = p->out->lstacks;
 	struct sleepy_offcpu x;
-	uint64_t ns, slice;
+	uint64_t ns;
 	int64_t key;
 
 	p->s->offcpu_records++;
@@ -155,11 +155,9 @@ static int on_offcpu(struct pass *p, const struct sleepy_record *rec)
 	key = lstacks_intern(l, &x.lstack);
 	if (key < 0)
 		return -1;
-	slice = x.time_ns / p->o->slice_ns;
-	if (slice > UINT32_MAX)
-		slice = UINT32_MAX;
 	return lstacks_add_off(l, counts_a(x.appid, x.pid),
-			       counts_b(x.cpu, x.state, (uint32_t)slice),
+			       counts_b(x.cpu, x.state, 0, counts_slice(
+					x.time_ns, p->o->slice_ns)),
 			       x.tid | (uint64_t)key << 32, ns);
 }
 
@@ -238,6 +236,17 @@ static int on_cpu_stats(struct pass *p, const struct sleepy_record *rec)
 	return 0;
 }
 
+/* A SYSCALL, LATENCY or LAT_SEGMENT record (version 5). */
+static int on_latency(struct pass *p, const struct sleepy_record *rec)
+{
+	struct session *s = p->s;
+
+	s->syscall_records += rec->type == SLEEPY_REC_SYSCALL;
+	s->latency_records += rec->type == SLEEPY_REC_LATENCY;
+	s->segment_records += rec->type == SLEEPY_REC_LAT_SEGMENT;
+	return p->out->lat ? latency_add(p->out->lat, rec) : 0;
+}
+
 /* A later format's record. */
 static int on_unknown(struct pass *p, const struct sleepy_record *rec)
 {
@@ -256,6 +265,9 @@ static const record_fn on_record[] = {
 	[SLEEPY_REC_CPU_STATS] = on_cpu_stats,
 	[SLEEPY_REC_CHAIN] = on_chain,
 	[SLEEPY_REC_OFFCPU] = on_offcpu,
+	[SLEEPY_REC_SYSCALL] = on_latency,
+	[SLEEPY_REC_LATENCY] = on_latency,
+	[SLEEPY_REC_LAT_SEGMENT] = on_latency,
 };
 
 #define NR_RECORD_FNS (sizeof(on_record) / sizeof(on_record[0]))
@@ -279,7 +291,7 @@ int session_read(struct sleepy_reader *r, const struct options *o,
 		.fast = o->pid < 0 && o->tid < 0 && o->cpu < 0 &&
 			!o->have_from && !o->have_to && m->b == 0 &&
 			m->c == 0 && (m->a & MASK_PID) == 0 && !out->stacks &&
-			!out->lstacks,
+			!out->lstacks && !out->windows,
 	};
 	struct sleepy_record rec;
 	int rc;

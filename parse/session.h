@@ -2,9 +2,10 @@
 /*
  * session: the one pass over a session file. A reader loop hands each
  * record to the callback of its type (sample, appid, mmap, cpu stats,
- * stats, or unknown): samples that pass the in-pass filters (mode, pid,
- * cpu, time) are counted by the key bits asked for, APPID, MMAP and
- * CPU_STATS records are collected, and the file is summarized for the
+ * stats, the system call records, or unknown): samples that pass the
+ * in-pass filters (mode, pid, cpu, time, --peak's calls) are counted by
+ * the key bits asked for, APPID, MMAP, CPU_STATS and (when asked) the
+ * system call records are collected, and the file is summarized for the
  * report's header.
  */
 #ifndef SLEEPY_PARSE_SESSION_H
@@ -18,11 +19,14 @@
 #include "counts.h"
 #include "stackids.h"
 #include "fields.h"
+#include "latency.h"
 #include "lstack.h"
 #include "maps.h"
 #include "options.h"
 #include "reader.h"
 #include "strtab.h"
+
+struct peak_windows;
 
 /* What a pass over the file found, besides the counts. */
 struct session {
@@ -33,6 +37,8 @@ struct session {
 	uint64_t last_time_ns;		/* latest sample time */
 	uint64_t appid_records, mmaps, unknown, after_stats, chain_records;
 	uint64_t offcpu_records;	/* OFFCPU records (version 4) */
+	/* SYSCALL, LATENCY and LAT_SEGMENT records (version 5) */
+	uint64_t syscall_records, latency_records, segment_records;
 	uint64_t chains_lost;		/* counted samples, CHAIN record missing */
 	bool have_stats;
 	struct sample_stats stats;	/* the last STATS record */
@@ -68,6 +74,10 @@ struct session_out {
 	 * logical stack's key above its tid.
 	 */
 	struct lstacks *lstacks;
+	/* The system call records (NULL: not kept). */
+	struct latency *lat;
+	/* --peak: only the samples within these calls (NULL: all). */
+	struct peak_windows *windows;
 };
 
 /* Whether a decoded sample passes the in-pass filters: --pid, --cpu, --from

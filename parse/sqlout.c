@@ -15,6 +15,7 @@
 #include "fields.h"
 #include "filters.h"
 #include "stats.h"
+#include "syscalls.h"
 
 static const char schema[] =
 	"PRAGMA journal_mode = OFF;\n"
@@ -41,7 +42,7 @@ static const char schema[] =
 	"CREATE TABLE samples (\n"
 	"  appid INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER, mode TEXT,\n"
 	"  eip INTEGER, slice INTEGER, samples INTEGER, stack INTEGER,\n"
-	"  lstack INTEGER);\n"
+	"  lstack INTEGER, context TEXT, syscall TEXT);\n"
 	"CREATE TABLE symbols (\n"
 	"  appid INTEGER, eip INTEGER, dso TEXT, symbol TEXT, kind TEXT,\n"
 	"  reason TEXT, offset INTEGER, line TEXT,\n"
@@ -62,6 +63,15 @@ static const char schema[] =
 	"CREATE TABLE lstack_names (\n"
 	"  pid INTEGER, id INTEGER, name TEXT,\n"
 	"  PRIMARY KEY (pid, id)) WITHOUT ROWID;\n"
+	"CREATE TABLE latency (\n"
+	"  app TEXT, appid INTEGER, syscall TEXT, nr INTEGER, segment INTEGER,\n"
+	"  bucket_lo_ns INTEGER, bucket_hi_ns INTEGER, count INTEGER);\n"
+	"CREATE TABLE lat_segments (\n"
+	"  segment INTEGER, start_ns INTEGER, end_ns INTEGER, calls INTEGER,\n"
+	"  lost INTEGER, histograms INTEGER);\n"
+	"CREATE TABLE syscalls (\n"
+	"  appid INTEGER, pid INTEGER, tid INTEGER, nr INTEGER, syscall TEXT,\n"
+	"  start_ns INTEGER, latency_ns INTEGER, flags INTEGER);\n"
 	"BEGIN;\n";
 
 static const char indexes[] =
@@ -75,9 +85,10 @@ static const char indexes[] =
 	"CREATE INDEX mappings_appid ON mappings (appid, start);\n"
 	"CREATE INDEX samples_lstack ON samples (lstack);\n"
 	"CREATE INDEX offcpu_lstack ON offcpu (lstack);\n"
+	"CREATE INDEX syscalls_tid ON syscalls (tid, start_ns);\n"
 	"CREATE VIEW samples_sym AS\n"
 	"  SELECT s.appid, s.pid, s.tid, s.cpu, s.mode, s.eip, s.slice,\n"
-	"         s.samples, s.stack,\n"
+	"         s.samples, s.stack, s.context, s.syscall,\n"
 	"         COALESCE(a.name, '?appid=' || s.appid) AS app,\n"
 	"         a.instance, y.dso, y.symbol, y.kind, y.reason, y.line\n"
 	"  FROM samples s JOIN symbols y USING (appid, eip)\n"
@@ -363,6 +374,17 @@ static int write_symbol(struct db *d, const struct sqlite_in *in,
 	return step(d, sy);
 }
 
+/* A sample row's kernel context and system call (NULL outside one). */
+static void bind_context(sqlite3_stmt *st, int i, const struct count_entry *e)
+{
+	const enum sample_context c = sample_context(CE_MODE(e), CE_KCTX(e));
+	char buf[SYSCALL_LABEL_MAX];
+
+	text(st, i, context_name(c));
+	if (c == CTX_SYSCALL)
+		text(st, i + 1, syscall_label(CE_KCTX(e) - 1u, buf));
+}
+
 /* The samples, and the symbol of each (appid, eip) once. */
 static int write_samples(struct db *d, const struct sqlite_in *in, bool *used)
 {
@@ -372,7 +394,7 @@ static int write_samples(struct db *d, const struct sqlite_in *in, bool *used)
 
 	if (!v)
 		return nomem(d);
-	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?)",
+	if (prepare(d, "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
 		    &st) ||
 	    prepare(d, "INSERT INTO symbols VALUES (?,?,?,?,?,?,?,?)", &sy))
 		goto out;
@@ -391,6 +413,7 @@ static int write_samples(struct db *d, const struct sqlite_in *in, bool *used)
 		i64(st, 9, e->ip);
 		if (CE_LSTACK(e))
 			i64(st, 10, CE_LSTACK(e));
+		bind_context(st, 11, e);
 		if (step(d, st))
 			goto out;
 		if ((i == 0 || CE_APPID(&v[i - 1].e) != appid ||
@@ -630,6 +653,93 @@ out:
 	return rc;
 }
 
+/* ------------------------------------------------------------ latency */
+
+/* The buckets of the LATENCY records of the appids the filters keep. */
+static int write_latency(struct db *d, const struct sqlite_in *in)
+{
+	const struct latency *l = in->lat;
+	char buf[SYSCALL_LABEL_MAX];
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (prepare(d, "INSERT INTO latency VALUES (?,?,?,?,?,?,?,?)", &st))
+		return -1;
+	for (size_t i = 0; i < l->nhists && !rc; i++) {
+		const struct lat_record *h = &l->hists[i];
+		const struct appid_info *a = appids_find(in->appids, h->appid);
+
+		if (!filters_appid_wanted(in->o, in->appids, h->appid))
+			continue;
+		for (unsigned int b = 0; b < LAT_BUCKETS && !rc; b++) {
+			if (!h->h.counts[b])
+				continue;
+			if (a)
+				text(st, 1, a->name);
+			i64(st, 2, h->appid);
+			text(st, 3, syscall_label(h->nr, buf));
+			i64(st, 4, h->nr);
+			i64(st, 5, h->segment);
+			i64(st, 6, lat_bucket_lo(b));
+			i64(st, 7, lat_bucket_hi(b));
+			i64(st, 8, h->h.counts[b]);
+			rc = step(d, st);
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int write_segments(struct db *d, const struct sqlite_in *in)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (prepare(d, "INSERT INTO lat_segments VALUES (?,?,?,?,?,?)", &st))
+		return -1;
+	for (size_t i = 0; i < in->lat->nsegs && !rc; i++) {
+		const struct sleepy_lat_segment *g = &in->lat->segs[i];
+
+		i64(st, 1, g->segment);
+		i64(st, 2, g->start_ns);
+		i64(st, 3, g->end_ns);
+		i64(st, 4, g->calls);
+		i64(st, 5, g->lost);
+		i64(st, 6, g->histograms);
+		rc = step(d, st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The SYSCALL records of the appids the filters keep. */
+static int write_syscalls(struct db *d, const struct sqlite_in *in)
+{
+	char buf[SYSCALL_LABEL_MAX];
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (prepare(d, "INSERT INTO syscalls VALUES (?,?,?,?,?,?,?,?)", &st))
+		return -1;
+	for (size_t i = 0; i < in->lat->ncalls && !rc; i++) {
+		const struct sleepy_syscall *c = &in->lat->calls[i];
+
+		if (!filters_appid_wanted(in->o, in->appids, c->appid))
+			continue;
+		i64(st, 1, c->appid);
+		i64(st, 2, c->pid);
+		i64(st, 3, c->tid);
+		i64(st, 4, c->nr);
+		text(st, 5, syscall_label(c->nr, buf));
+		i64(st, 6, c->start_ns);
+		i64(st, 7, c->latency_ns);
+		i64(st, 8, c->flags);
+		rc = step(d, st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int sqlite_write(const char *path, const struct sqlite_in *in, char *err,
 		 size_t errsz)
 {
@@ -653,7 +763,8 @@ int sqlite_write(const char *path, const struct sqlite_in *in, char *err,
 	if (write_session(&d, in) || write_stats(&d, in) ||
 	    write_appids(&d, in) ||
 	    write_mappings(&d, in) || write_rows(&d, in) ||
-	    write_lstack_rows(&d, in))
+	    write_lstack_rows(&d, in) || write_latency(&d, in) ||
+	    write_segments(&d, in) || write_syscalls(&d, in))
 		goto out;
 	if (sqlite3_exec(d.db, indexes, NULL, NULL, &msg) != SQLITE_OK) {
 		snprintf(err, errsz, "%s: %s", path, msg ? msg : "indexes");

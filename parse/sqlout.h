@@ -6,7 +6,9 @@
  * pid, cpu, mode, eip, time slice, stack, logical stack), the symbol of
  * every (appid, eip), and the frames of every stack; the logical stacks
  * (version 4): their frames, the OFFCPU records aggregated alike, and
- * the names files of the processes that have them.
+ * the names files of the processes that have them; the system calls
+ * (version 5): each sample's kernel context and call, the histograms'
+ * buckets, the segments and the SYSCALL records.
  */
 #ifndef SLEEPY_PARSE_SQLOUT_H
 #define SLEEPY_PARSE_SQLOUT_H
@@ -17,6 +19,7 @@
 
 #include "appids.h"
 #include "calltree.h"
+#include "latency.h"
 #include "counts.h"
 #include "lstack.h"
 #include "lstacknames.h"
@@ -52,6 +55,7 @@ struct sqlite_in {
 	const struct lstacks *lstacks;
 	struct lstack_names *lnames;
 	const struct options *o;	/* --app, --appid: the OFFCPU rows */
+	const struct latency *lat;	/* the system call records */
 };
 
 /* Write (replacing) path. Returns 0, or -1 with err set. */

@@ -31,6 +31,9 @@ static const struct stat_field session_v[] = {
 	S(meta_dropped), S(pids_mapped), S(buffers_hwm), S(irq_ns_total),
 	S(irq_ns_max), S(irq_calls), S(dropped_max_size), S(chains_defined),
 	S(chains_truncated), STOPS(struct sample_stats), LSTACKS(S),
+	S(syscalls_counted), S(syscalls_lost), S(syscall_restarts),
+	S(syscall_records), S(syscall_records_dropped), S(latency_segments),
+	S(latency_records_dropped),
 };
 
 static const struct stat_field cpu_v[] = {

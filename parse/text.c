@@ -59,6 +59,7 @@ static const char *flag_list(uint32_t flags, char *buf, size_t size)
 		{ SAMPLE_F_NO_WRITE, "no-write" },
 		{ SAMPLE_F_CALLCHAIN, "callchain" },
 		{ SAMPLE_F_LSTACK, "lstack" },
+		{ SAMPLE_F_LATENCY, "latency" },
 	};
 	size_t n = 0;
 
@@ -102,6 +103,11 @@ static void header_lines(FILE *out, const struct session *s)
 	if (s->offcpu_records)
 		fprintf(out, ", %" PRIu64 " off-CPU", s->offcpu_records);
 	fputc('\n', out);
+	if (s->syscall_records || s->latency_records || s->segment_records)
+		fprintf(out, "%-*s%" PRIu64 " SYSCALL, %" PRIu64 " LATENCY, %"
+			PRIu64 " LAT_SEGMENT\n", HEAD_W, "syscall recs",
+			s->syscall_records, s->latency_records,
+			s->segment_records);
 	fprintf(out, "%-*s%" PRIu64 " total", HEAD_W, "samples", s->samples);
 	for (unsigned int m = 0; m < NR_MODES; m++)
 		fprintf(out, "%s%s %" PRIu64, m ? ", " : ": ",
@@ -153,6 +159,25 @@ static void lstack_lines(FILE *out, const struct session *s)
 		(uint64_t)st->offcpu_dropped);
 }
 
+/* A session with latency histograms: the calls counted, lost and
+ * restarted; the SYSCALL records made and lost; the segments. */
+static void latency_lines(FILE *out, const struct session *s)
+{
+	const struct sample_stats *st = &s->stats;
+
+	if (!(s->hdr->flags & SAMPLE_F_LATENCY))
+		return;
+	fprintf(out, "%-*scounted %" PRIu64 ", lost %" PRIu64 ", restarts %"
+		PRIu64 "\n", HEAD_W, "syscalls", (uint64_t)st->syscalls_counted,
+		(uint64_t)st->syscalls_lost, (uint64_t)st->syscall_restarts);
+	fprintf(out, "%-*s%" PRIu64 " SYSCALL records made, %" PRIu64 " lost; "
+		"%" PRIu32 " segments, %" PRIu32 " records lost\n", HEAD_W,
+		"latency", (uint64_t)st->syscall_records,
+		(uint64_t)st->syscall_records_dropped,
+		(uint32_t)st->latency_segments,
+		(uint32_t)st->latency_records_dropped);
+}
+
 /* The STATS record: samples taken, written, dropped; buffers in use. */
 static void stats_lines(FILE *out, const struct session *s)
 {
@@ -179,6 +204,7 @@ static void stats_lines(FILE *out, const struct session *s)
 		HEAD_W, "buffers", (uint32_t)st->buffers_hwm);
 	chain_lines(out, s);
 	lstack_lines(out, s);
+	latency_lines(out, s);
 }
 
 static void text_begin(const struct run *run)

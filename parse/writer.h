@@ -37,6 +37,9 @@ struct writer {
 
 extern const struct writer text_writer, csv_writer, json_writer;
 
+/* A CSV field, quoted per RFC 4180 when it holds , " CR or LF (csv.c). */
+void csv_field(FILE *out, const char *s);
+
 struct json;
 /* What every JSON document of parse starts with: the file, the session,
  * its statistics, the filters, the kernel symbols' source (jsonout.c). */
