@@ -24,6 +24,12 @@ Logical stacks (version 4): frames bottom first, each (id, arg) or an id
 (arg 0); [] is a registered thread at depth 0:
     f.sample(appid=1, ip=0x401000, lstack=[(1, 0), (2, 42)])  # 70 bytes
     f.offcpu(appid=1, off_ns=5_000_000, lstack=[1, 3])        # OFFCPU
+System calls (version 5): a kernel-mode sample's context (a system call's
+number or a KCTX_* value), the calls the tick sampled, and a time-lapse
+segment's histograms (each a dict of bucket -> count):
+    f.sample(appid=1, ip=0xffffffff81000000, mode=MODE_KERNEL, kctx=35)
+    f.syscall(appid=1, nr=35, tid=100, start_ns=10, latency_ns=1_500_000)
+    f.segment(0, [dict(appid=1, nr=35, counts={20: 200})], end_ns=10**9)
 Every record method returns the record's byte offset in the file. The
 module-level functions build single records as bytes, for tests that
 assemble broken files by hand.
@@ -261,6 +267,51 @@ def offcpu_record(appid, off_ns, *, cpu=0, state=OFFCPU_SLEEP, pid=0,
                        0, appid, pid, tid, time_ns, off_ns) + part
 
 
+def syscall_record(appid, nr, *, cpu=0, pid=0, tid=0, flags=0, start_ns=0,
+                   latency_ns=0, size=None):
+    """A SYSCALL record (version 5): a call of number nr during which the
+    tick sampled its task, from start_ns for latency_ns."""
+    return SYSCALL.pack(REC_SYSCALL, SYSCALL_SIZE if size is None else size,
+                        cpu, nr, appid, pid, tid, flags, start_ns, latency_ns)
+
+
+def lat_segment_record(segment, *, start_ns=0, end_ns=0, calls=0, lost=0,
+                       histograms=0, size=None):
+    """A LAT_SEGMENT record (version 5): its histograms' LATENCY records
+    follow."""
+    return LAT_SEGMENT.pack(REC_LAT_SEGMENT,
+                            LAT_SEGMENT_SIZE if size is None else size,
+                            segment, start_ns, end_ns, calls, lost,
+                            histograms, 0)
+
+
+def latency_record(appid, nr, counts, *, segment=0, sum_ns=None, max_ns=None,
+                   restarts=0, calls=None, first=None, nr_buckets=None,
+                   size=None):
+    """A LATENCY record (version 5): counts maps bucket -> count (bucket b
+    holds [2^b, 2^(b+1)) ns); the buckets from the first to the last
+    non-empty one are written. sum_ns and max_ns default to each call at
+    its bucket's low end; calls, first, nr_buckets and size override."""
+    lo = [b for b, c in counts.items() if c]
+    f = min(lo) if lo else 0
+    n = max(lo) - f + 1 if lo else 0
+    if first is not None:
+        f = first
+    if nr_buckets is not None:
+        n = nr_buckets
+    values = [counts.get(f + i, 0) for i in range(n)]
+    if sum_ns is None:
+        sum_ns = sum(c * (1 << b if b else 0) for b, c in counts.items())
+    if max_ns is None:
+        max_ns = (1 << max(lo) if max(lo) else 0) if lo else 0
+    body = struct.pack(f"<{n}Q", *values)
+    total = LATENCY_SIZE + len(body)
+    return LATENCY.pack(
+        REC_LATENCY, total if size is None else size, segment, appid, nr, f,
+        n, 0, sum(counts.values()) if calls is None else calls, sum_ns,
+        max_ns, restarts) + body
+
+
 def appid_record(appid, name, *, instance=0, pid=0, path="",
                  parent=NO_PARENT, origin=ORIGIN_EXEC, flags=0, time_ns=0,
                  name_len=None, path_len=None, size=None, terminate=True):
@@ -399,6 +450,29 @@ class SessionFile:
 
     def offcpu(self, appid, off_ns, **kw):
         return self.add(offcpu_record(appid, off_ns, **kw))
+
+    def syscall(self, appid, nr, **kw):
+        return self.add(syscall_record(appid, nr, **kw))
+
+    def latency(self, appid, nr, counts, **kw):
+        return self.add(latency_record(appid, nr, counts, **kw))
+
+    def lat_segment(self, segment, **kw):
+        return self.add(lat_segment_record(segment, **kw))
+
+    def segment(self, segment, hists, *, start_ns=0, end_ns=0, lost=0):
+        """A LAT_SEGMENT record, then a LATENCY record per histogram (a
+        dict of latency_record()'s arguments: appid, nr, counts, ...).
+        Returns the LAT_SEGMENT record's offset."""
+        calls = sum(h.get("calls", sum(h["counts"].values())) for h in hists)
+        off = self.lat_segment(segment, start_ns=start_ns, end_ns=end_ns,
+                               calls=calls, lost=lost,
+                               histograms=len(hists))
+        for h in hists:
+            h = dict(h)
+            self.latency(h.pop("appid"), h.pop("nr"), h.pop("counts"),
+                         segment=segment, **h)
+        return off
 
     def cpu_stats(self, cpu, **kw):
         kw.setdefault("version", self.version)
