@@ -10,7 +10,7 @@
 #include "json.h"
 #include "syscalls.h"
 
-#define NAME_W		24	/* --compare's name columns, at most */
+#define NAME_W		20	/* --compare's name columns, at most */
 
 static const char star_row[] = "****************************************";
 
@@ -315,38 +315,85 @@ static void figures(const struct cmp_out *co, const struct lat_pair *p,
 }
 
 /* A mean, or "-" for a session without the pair. */
-static const char *mean_cell(char *buf, size_t size, const struct lat_row *r)
+static void mean_cell(char *buf, size_t size, const struct lat_row *r)
 {
-	return r ? fmt_duration(buf, size, lat_mean(&r->h)) : "-";
+	if (r)
+		fmt_duration(buf, size, lat_mean(&r->h));
+	else
+		snprintf(buf, size, "-");
 }
 
-static void text_pair(FILE *out, const struct cmp_out *co,
-		      const struct lat_pair *p)
+/* The text columns of --compare: the group and call left-aligned. */
+enum { CMP_EMD, CMP_GROUP, CMP_CALL, CMP_OLD, CMP_NEW, CMP_CHANGE, CMP_PCT,
+       CMP_MEAN_OLD, CMP_MEAN_NEW, NR_CMP };
+
+static const char *const cmp_heads[NR_CMP] = {
+	"emd", "app", "syscall", "old", "new", "change", "change%",
+	"mean old", "mean new",
+};
+
+static void pair_cells(const struct cmp_out *co, const struct lat_pair *p,
+		       char cells[NR_CMP][NAME_W + 8])
 {
+	const size_t sz = NAME_W + 8;
 	struct cmp_figures f;
-	char emd[16], pct[32], g[NAME_W + 1], c[NAME_W + 1], m[2][32];
 
 	figures(co, p, &f);
 	if (p->emd >= 0)
-		snprintf(emd, sizeof(emd), "%.3f", p->emd);
+		snprintf(cells[CMP_EMD], sz, "%.3f", p->emd);
 	else
-		snprintf(emd, sizeof(emd), "%s", p->status == LAT_BOTH ? "-" :
+		snprintf(cells[CMP_EMD], sz, "%s", p->status == LAT_BOTH ? "-" :
 			 status_names[p->status]);
+	fmt_sanitize(cells[CMP_GROUP], sz, f.group, NAME_W);
+	fmt_sanitize(cells[CMP_CALL], sz, f.call, NAME_W);
+	snprintf(cells[CMP_OLD], sz, "%" PRIu64, f.calls_old);
+	snprintf(cells[CMP_NEW], sz, "%" PRIu64, f.calls_new);
+	snprintf(cells[CMP_CHANGE], sz, "%+" PRId64, f.change);
 	if (f.calls_old)
-		snprintf(pct, sizeof(pct), "%+.2f%%", f.percent);
+		snprintf(cells[CMP_PCT], sz, "%+.2f%%", f.percent);
 	else
-		snprintf(pct, sizeof(pct), "-");
-	fmt_sanitize(g, sizeof(g), f.group, NAME_W);
-	fmt_sanitize(c, sizeof(c), f.call, NAME_W);
-	fprintf(out, "%7s  %-*s  %-*s  %9" PRIu64 "  %9" PRIu64 "  %+8" PRId64
-		"  %8s  %8s  %8s\n", emd, NAME_W, g, NAME_W, c, f.calls_old,
-		f.calls_new, f.change, pct,
-		mean_cell(m[0], sizeof(m[0]), p->old),
-		mean_cell(m[1], sizeof(m[1]), p->new));
+		snprintf(cells[CMP_PCT], sz, "-");
+	mean_cell(cells[CMP_MEAN_OLD], sz, p->old);
+	mean_cell(cells[CMP_MEAN_NEW], sz, p->new);
+}
+
+/* A row of cells: the group and call left-aligned, the rest right. */
+static void cmp_line(FILE *out, const int *w, const char *const *cells)
+{
+	for (int c = 0; c < NR_CMP; c++)
+		fprintf(out, c == CMP_GROUP || c == CMP_CALL ? "%s%-*s" :
+			"%s%*s", c ? "  " : "", w[c], cells[c]);
+	fputc('\n', out);
+}
+
+static void text_table(FILE *out, const struct cmp_out *co, const char *key)
+{
+	char cells[NR_CMP][NAME_W + 8];
+	const char *v[NR_CMP];
+	int w[NR_CMP];
+
+	for (int c = 0; c < NR_CMP; c++)
+		w[c] = (int)strlen(c == CMP_GROUP ? key : cmp_heads[c]);
+	for (size_t i = 0; i < co->n; i++) {
+		pair_cells(co, &co->v[i], cells);
+		for (int c = 0; c < NR_CMP; c++)
+			if ((int)strlen(cells[c]) > w[c])
+				w[c] = (int)strlen(cells[c]);
+	}
+	memcpy(v, cmp_heads, sizeof(v));
+	v[CMP_GROUP] = key;
+	cmp_line(out, w, v);
+	for (size_t i = 0; i < co->n; i++) {
+		pair_cells(co, &co->v[i], cells);
+		for (int c = 0; c < NR_CMP; c++)
+			v[c] = cells[c];
+		cmp_line(out, w, v);
+	}
 }
 
 static void text_compare(const struct cmp_out *co)
 {
+	const char *key = co->run->o->fields == FB(F_APPID) ? "appid" : "app";
 	FILE *out = co->run->out;
 	char a[81], b[81];
 
@@ -354,15 +401,11 @@ static void text_compare(const struct cmp_out *co)
 	fmt_sanitize(b, sizeof(b), co->run->o->file, 70);
 	fprintf(out, "old  %s\nnew  %s\n", a, b);
 	fprintf(out, "System call latency compared by %s: %zu histograms, "
-		"ranked by the Earth Mover's Distance\nof their normalized "
-		"distributions (in log2 buckets); new and gone last\n\n",
-		co->run->o->fields == FB(F_APPID) ? "appid" : "app", co->n);
-	fprintf(out, "%7s  %-*s  %-*s  %9s  %9s  %8s  %8s  %8s  %8s\n", "emd",
-		NAME_W, co->run->o->fields == FB(F_APPID) ? "appid" : "app",
-		NAME_W, "syscall", "calls old", "calls new", "change",
-		"change%", "mean old", "mean new");
-	for (size_t i = 0; i < co->n; i++)
-		text_pair(out, co, &co->v[i]);
+		"ranked by the Earth\nMover's Distance of their normalized "
+		"distributions (in log2 buckets); those\nof one session only "
+		"last, new or gone. Calls old and new, their change, the\nmean "
+		"latency old and new:\n\n", key, co->n);
+	text_table(out, co, key);
 }
 
 static void csv_compare(const struct cmp_out *co)

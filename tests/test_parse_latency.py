@@ -307,7 +307,7 @@ def test_compare_ranks_by_earth_movers_distance(parse_bin, tmp_path):
     assert out.splitlines()[-2] == \
         "latency_demo,write,gone,,5,0,-5,-100.0000,2048.000,"
     out = ok(run(parse_bin, "--latency", "--compare", a, b))
-    lines = [line.split() for line in out.splitlines()[6:]]
+    lines = [line.split() for line in out.splitlines()[8:]]
     assert [(w[0], w[2]) for w in lines] == [
         ("2.000", "nanosleep"), ("0.500", "read"), ("0.000", "getppid"),
         ("gone", "write"), ("new", "sample_start")]
