@@ -522,11 +522,6 @@ static void refused(const char *path, const struct sample_config *cfg,
 		    (uint64_t)cfg->max_size, cfg->flags,
 		    cfg->callchain_depth, cfg->latency_interval_ms,
 		    cfg->latency_slots);
-	case EOPNOTSUPP:
-		if (cfg->flags & SAMPLE_F_LATENCY)
-			die(1, "%s: this kernel cannot time system calls "
-			    "(no TSC frequency)", path);
-		break;
 	case E2BIG:
 		die(1, "%s: the session would take more than 1/%u of the "
 		    "machine's memory (%" PRIu32 " buffers of %" PRIu32
