@@ -50,8 +50,8 @@ cp /var/log/counts.slp $S/ || exit 11
 parse --latency /var/log/counts.slp > $S/counts.txt || exit 12
 parse --latency --format csv /var/log/counts.slp > $S/counts.csv || exit 13
 parse --latency --format json /var/log/counts.slp > $S/counts.json || exit 14
-parse --by syscall --app lat_counts --format csv /var/log/counts.slp \
-    > $S/counts-bysys.csv || exit 15
+parse --by syscall --mode kernel --app lat_counts --format csv \
+    /var/log/counts.slp > $S/counts-bysys.csv || exit 15
 EOF
 
 scenario compare <<'EOF'
@@ -59,7 +59,7 @@ sample_start -o /var/log/counts6.slp --latency -- \
     /tmp/lat_counts counts --sleep-us 6000 > $S/counts6.out || exit 10
 parse --latency --compare /var/log/counts.slp /var/log/counts6.slp \
     > $S/compare.txt || exit 12
-parse --latency --compare --format json /var/log/counts.slp \
+parse --latency --compare /var/log/counts.slp --format json \
     /var/log/counts6.slp > $S/compare.json || exit 13
 EOF
 
