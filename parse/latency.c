@@ -112,40 +112,42 @@ const struct sleepy_lat_segment *latency_segment(const struct latency *l,
 	return NULL;
 }
 
-/* Segment g's LATENCY records: how many, and their calls. */
-static void segment_sums(const struct latency *l, uint32_t g, uint64_t *n,
-			 uint64_t *calls)
+/* Warn of a LATENCY record's segment without its record, once. */
+static void orphans(const char *file, const struct latency *l)
 {
-	*n = *calls = 0;
-	for (size_t i = 0; i < l->nhists; i++) {
-		if (l->hists[i].segment != g)
-			continue;
-		(*n)++;
-		*calls += l->hists[i].h.calls;
-	}
-}
-
-void latency_warnings(const char *file, const struct latency *l)
-{
-	uint64_t n, calls;
-
 	for (size_t i = 0; i < l->nhists; i++) {
 		if (!latency_segment(l, l->hists[i].segment)) {
 			session_warn(file, "LATENCY records of segment %" PRIu32
 				     " without its LAT_SEGMENT record",
 				     l->hists[i].segment);
-			break;
+			return;
+		}
+	}
+}
+
+void latency_warnings(const char *file, const struct latency *l)
+{
+	uint64_t *sums = calloc(2 * l->nsegs + 1, sizeof(*sums));
+	const struct sleepy_lat_segment *g;
+
+	orphans(file, l);
+	if (!sums)
+		return;		/* warnings only: not worth failing for */
+	for (size_t i = 0; i < l->nhists; i++) {
+		g = latency_segment(l, l->hists[i].segment);
+		if (g) {
+			sums[2 * (size_t)(g - l->segs)]++;
+			sums[2 * (size_t)(g - l->segs) + 1] += l->hists[i].h.calls;
 		}
 	}
 	for (size_t i = 0; i < l->nsegs; i++) {
-		const struct sleepy_lat_segment *g = &l->segs[i];
-
-		segment_sums(l, g->segment, &n, &calls);
-		if (n != g->histograms || calls != g->calls)
+		g = &l->segs[i];
+		if (sums[2 * i] != g->histograms || sums[2 * i + 1] != g->calls)
 			session_warn(file, "segment %" PRIu32 ": its LAT_SEGMENT "
 				     "record has %" PRIu32 " histograms of %"
 				     PRIu64 " calls, the file %" PRIu64 " of %"
 				     PRIu64, g->segment, g->histograms,
-				     g->calls, n, calls);
+				     g->calls, sums[2 * i], sums[2 * i + 1]);
 	}
+	free(sums);
 }

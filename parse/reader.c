@@ -342,33 +342,38 @@ static int check_sample(struct sleepy_reader *r, const unsigned char *p,
 	return 0;
 }
 
+/* A what record of at least need bytes whose __u16 at cpu_at is a CPU
+ * below the header's nr_cpus. */
+static int check_cpu_record(struct sleepy_reader *r, const unsigned char *p,
+			    size_t size, size_t need, size_t cpu_at,
+			    const char *what, uint64_t offset)
+{
+	uint16_t cpu;
+
+	if (size < need)
+		return too_short(r, what, size, need, offset);
+	memcpy(&cpu, p + cpu_at, sizeof(cpu));
+	return check_cpu(r, cpu, what, offset);
+}
+
 /* A CPU below the header's nr_cpus, its logical stack inside the record. */
 static int check_offcpu(struct sleepy_reader *r, const unsigned char *p,
 			size_t size, uint64_t offset)
 {
-	struct sleepy_rec_offcpu o;
-
-	if (size < SLEEPY_OFFCPU_SIZE)
-		return too_short(r, "off-CPU", size, SLEEPY_OFFCPU_SIZE,
-				 offset);
-	memcpy(&o, p, sizeof(o));
-	if (check_cpu(r, o.cpu, "off-CPU", offset))
+	if (check_cpu_record(r, p, size, SLEEPY_OFFCPU_SIZE,
+			     offsetof(struct sleepy_rec_offcpu, cpu), "off-CPU",
+			     offset))
 		return -1;
 	return check_lstack(r, p, size, offsetof(struct sleepy_rec_offcpu,
 						 lstack), "off-CPU", offset);
 }
 
-/* A CPU below the header's nr_cpus. */
 static int check_syscall(struct sleepy_reader *r, const unsigned char *p,
 			 size_t size, uint64_t offset)
 {
-	struct sleepy_rec_syscall c;
-
-	if (size < SLEEPY_SYSCALL_SIZE)
-		return too_short(r, "syscall", size, SLEEPY_SYSCALL_SIZE,
-				 offset);
-	memcpy(&c, p, sizeof(c));
-	return check_cpu(r, c.cpu, "syscall", offset);
+	return check_cpu_record(r, p, size, SLEEPY_SYSCALL_SIZE,
+				offsetof(struct sleepy_rec_syscall, cpu),
+				"syscall", offset);
 }
 
 static int check_lat_segment(struct sleepy_reader *r, const unsigned char *p,
