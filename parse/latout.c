@@ -457,7 +457,7 @@ static void json_compare(const struct cmp_out *co)
 	json_str(&j, "old", co->old_file);
 	json_str(&j, "new", co->run->o->file);
 	json_str(&j, "by", co->run->o->fields == FB(F_APPID) ? "appid" : "app");
-	json_array(&j, "pairs", JSON_BLOCK);
+	json_array(&j, "rows", JSON_BLOCK);
 	for (size_t i = 0; i < co->n; i++) {
 		const struct lat_pair *p = &co->v[i];
 

@@ -288,15 +288,15 @@ def test_compare_ranks_by_earth_movers_distance(parse_bin, tmp_path):
                           "--format", "json")))
     rows = [(p["syscall"], p["status"], p["emd"], p["calls_old"],
              p["calls_new"], p["change"], p["change_percent"])
-            for p in j["pairs"]]
+            for p in j["rows"]]
     assert rows == [
         ("nanosleep", "both", 2.0, 200, 200, 0, 0.0),
         ("read", "both", 0.5, 20, 20, 0, 0.0),
         ("getppid", "both", 0.0, 1000, 2000, 1000, 100.0),
         ("write", "gone", None, 5, 0, -5, -100.0),
         ("sample_start", "new", None, 0, 1, 1, None)]
-    assert j["pairs"][0]["mean_old_ns"] == float(1 << 20)
-    assert j["pairs"][0]["mean_new_ns"] == float(1 << 22)
+    assert j["rows"][0]["mean_old_ns"] == float(1 << 20)
+    assert j["rows"][0]["mean_new_ns"] == float(1 << 22)
     out = ok(run(parse_bin, "--latency", "--compare", a, b,
                  "--format", "csv"))
     assert out.splitlines()[:2] == [
