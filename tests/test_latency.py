@@ -78,6 +78,14 @@ parse --latency --peak lat_pipe:read:2 --by symbol --format csv \
 parse --latency --app lat_pipe --plot $S/pipe.svg /var/log/pipe.slp || exit 15
 EOF
 
+# The documented one-command run (usage.md).
+scenario demo <<'EOF'
+sample_start --latency -o /tmp/p.slp -- latency_demo pipe > /dev/null &&
+    parse --latency --app latency_demo /tmp/p.slp > $S/demo.out &&
+    parse --latency --peak latency_demo:read:2 --by symbol /tmp/p.slp \
+        > $S/demo-peak.out
+EOF
+
 scenario edge <<'EOF'
 sample_start -o /var/log/edge.slp --latency || exit 10
 /tmp/lat_threads threads --threads 4 --calls 20000 > $S/threads.out || exit 12
@@ -409,6 +417,17 @@ def test_restart_syscall_counts_as_nanosleep(release_vm):
     assert 1 <= restarts <= truth["stops"]
     st = json.loads((release_vm / "edge.stats").read_text())
     assert st["syscall_restarts"] >= restarts
+
+
+def test_demo_shows_two_peaks_and_the_slow_ones_kernel_path(release_vm):
+    """usage.md's command: the read histogram with its two peaks, and the
+    scheduler's functions behind the slow one."""
+    scenario_ok(release_vm, "demo")
+    out = (release_vm / "demo.out").read_text()
+    hist = out[out.index("syscall: read "):].split("\n\n")[0]
+    assert "peak 1" in hist and "peak 2" in hist and "peak 3" not in hist
+    peak = (release_vm / "demo-peak.out").read_text()
+    assert "finish_task_switch" in peak or "__schedule" in peak
 
 
 def test_plot_has_the_histograms(release_vm):

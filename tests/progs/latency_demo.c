@@ -48,7 +48,7 @@ static const char usage_text[] =
 	"  pipe     --fast N --slow N --fast-bytes B --slow-us U\n"
 	"           read()s of a pipe: N that find B bytes ready (default\n"
 	"           2000 of 65536), N that block until a child writes after\n"
-	"           U us (default 1500 of 1000): two peaks\n"
+	"           U us (default 600 of 1500): two peaks\n"
 	"  threads  --threads N --calls N: getppid() from N threads at once\n"
 	"  exit     a thread blocks in read(); the main thread exits\n"
 	"  exec     execve() of itself once (then prints as 'exec-done')\n"
@@ -399,7 +399,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 200, 1500, 100000, 300, 2000, 1500, 65536, 1000,
+	struct opts o = { 200, 1500, 100000, 300, 2000, 600, 65536, 1500,
 			  4, 20000 };
 	const char *mode = argc > 1 ? argv[1] : "";
 
