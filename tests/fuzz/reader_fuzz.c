@@ -146,6 +146,9 @@ static void check_sample(const struct sleepy_file_header *h,
 	(void)o;
 	CHECK(rec->size >= SLEEPY_SAMPLE_SIZE);
 	sleepy_get_sample(rec, &s);
+	if (s.flags & SLEEPY_SAMPLE_F_KCTX)
+		CHECK(rec->size >= SLEEPY_SAMPLE_SIZE + SLEEPY_KCTX_SIZE);
+	sink += s.kctx;
 	if (s.flags & SLEEPY_SAMPLE_F_USER_IP)
 		CHECK(rec->size >= SLEEPY_SAMPLE_UIP_SIZE);
 	if (s.flags & SLEEPY_SAMPLE_F_CHAIN)
@@ -196,6 +199,53 @@ static void check_mmap(const struct sleepy_file_header *h,
 	sink += m.appid + m.pid + m.start + m.len + m.pgoff + m.time_ns;
 }
 
+/* Version 5: a SYSCALL record's CPU is one of the header's. */
+static void check_syscall(const struct sleepy_file_header *h,
+			  const struct sleepy_record *rec, struct order *o)
+{
+	struct sleepy_syscall c;
+
+	(void)o;
+	CHECK(rec->size >= SLEEPY_SYSCALL_SIZE);
+	sleepy_get_syscall(rec, &c);
+	CHECK(c.cpu < h->nr_cpus);
+	sink += c.nr + c.appid + c.pid + c.tid + c.flags + c.start_ns +
+		c.latency_ns;
+}
+
+/* A LATENCY record's buckets fit the 48 and the record, and add up. */
+static void check_latency(const struct sleepy_file_header *h,
+			  const struct sleepy_record *rec, struct order *o)
+{
+	struct sleepy_latency l;
+	uint64_t sum = 0;
+
+	(void)h;
+	(void)o;
+	CHECK(rec->size >= SLEEPY_LATENCY_SIZE);
+	sleepy_get_latency(rec, &l);
+	CHECK(l.first + l.nr_buckets <= SLEEPY_LAT_BUCKETS);
+	CHECK(rec->size == SLEEPY_LATENCY_SIZE + 8u * l.nr_buckets);
+	for (size_t i = 0; i < l.nr_buckets; i++)
+		sum += sleepy_latency_count(&l, i);
+	CHECK(sum == l.calls);
+	sink += l.segment + l.appid + l.nr + l.sum_ns + l.max_ns + l.restarts;
+}
+
+static void check_lat_segment(const struct sleepy_file_header *h,
+			      const struct sleepy_record *rec,
+			      struct order *o)
+{
+	struct sleepy_lat_segment g;
+
+	(void)h;
+	(void)o;
+	CHECK(rec->size >= SLEEPY_LAT_SEGMENT_SIZE);
+	sleepy_get_lat_segment(rec, &g);
+	sink += g.segment + g.start_ns + g.end_ns + g.calls + g.lost +
+		g.histograms;
+}
+
 typedef void (*check_fn)(const struct sleepy_file_header *h,
 			 const struct sleepy_record *rec, struct order *o);
 
@@ -208,6 +258,9 @@ static const check_fn checks[] = {
 	[SLEEPY_REC_CPU_STATS] = check_cpu_stats,
 	[SLEEPY_REC_CHAIN] = check_chain,
 	[SLEEPY_REC_OFFCPU] = check_offcpu,
+	[SLEEPY_REC_SYSCALL] = check_syscall,
+	[SLEEPY_REC_LATENCY] = check_latency,
+	[SLEEPY_REC_LAT_SEGMENT] = check_lat_segment,
 };
 
 static void check_record(const struct sleepy_file_header *h,
