@@ -278,7 +278,8 @@ void lat_write(const struct run *run, const struct lat_report *rep,
 /* ------------------------------------------------------------ compare */
 
 static const char *const status_names[] = {
-	[LAT_BOTH] = "both", [LAT_NEW] = "new", [LAT_GONE] = "gone",
+	[LAT_BOTH] = "both", [LAT_FEW] = "few", [LAT_NEW] = "new",
+	[LAT_GONE] = "gone",
 };
 
 /* What the writers of --compare share. */
@@ -340,9 +341,10 @@ static void pair_cells(const struct cmp_out *co, const struct lat_pair *p,
 
 	figures(co, p, &f);
 	if (p->emd >= 0)
-		snprintf(cells[CMP_EMD], sz, "%.3f", p->emd);
+		snprintf(cells[CMP_EMD], sz, "%.3f%s", p->emd,
+			 p->status == LAT_FEW ? " few" : "");
 	else
-		snprintf(cells[CMP_EMD], sz, "%s", p->status == LAT_BOTH ? "-" :
+		snprintf(cells[CMP_EMD], sz, "%s", p->status <= LAT_FEW ? "-" :
 			 status_names[p->status]);
 	fmt_sanitize(cells[CMP_GROUP], sz, f.group, NAME_W);
 	fmt_sanitize(cells[CMP_CALL], sz, f.call, NAME_W);
@@ -402,9 +404,10 @@ static void text_compare(const struct cmp_out *co)
 	fprintf(out, "old  %s\nnew  %s\n", a, b);
 	fprintf(out, "System call latency compared by %s: %zu histograms, "
 		"ranked by the Earth\nMover's Distance of their normalized "
-		"distributions (in log2 buckets); those\nof one session only "
-		"last, new or gone. Calls old and new, their change, the\nmean "
-		"latency old and new:\n\n", key, co->n);
+		"distributions (in log2 buckets); those\nwith fewer than %d "
+		"calls in a session after them (few), those of one\nsession "
+		"only last, new or gone. Calls old and new, their change, the\n"
+		"mean latency old and new:\n\n", key, co->n, LAT_MIN_CALLS);
 	text_table(out, co, key);
 }
 

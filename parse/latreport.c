@@ -165,20 +165,34 @@ static const struct lat_row *pair_row(const struct lat_pair *p)
 	return p->new ? p->new : p->old;
 }
 
-/* Ranked: by distance (those without one after), then the calls of the
- * others, then names. */
+/* A pair's class in the ranking: compared, too few calls, one-sided. */
+static int pair_class(const struct lat_pair *p)
+{
+	return p->status == LAT_BOTH ? 0 : p->status == LAT_FEW ? 1 : 2;
+}
+
+/* Ranked: the pairs with enough calls, then those with too few, each by
+ * distance, then the one-sided ones by calls; then names. */
 static int cmp_pair(const void *pa, const void *pb, void *arg)
 {
 	const struct lat_pair *a = pa, *b = pb;
-	const bool ra = a->emd >= 0, rb = b->emd >= 0;
+	const bool ra = a->emd >= 0;
 
-	if (ra != rb)
-		return ra ? -1 : 1;
+	if (pair_class(a) != pair_class(b))
+		return pair_class(a) < pair_class(b) ? -1 : 1;
 	if (ra && a->emd != b->emd)
 		return a->emd > b->emd ? -1 : 1;
 	if (!ra && pair_calls(a) != pair_calls(b))
 		return pair_calls(a) > pair_calls(b) ? -1 : 1;
 	return cmp_names(pair_row(a), pair_row(b), arg);
+}
+
+/* Both sides' status: LAT_FEW when either has too few calls. */
+static enum lat_status both_status(const struct lat_row *o,
+				   const struct lat_row *n)
+{
+	return o->h.calls < LAT_MIN_CALLS || n->h.calls < LAT_MIN_CALLS ?
+	       LAT_FEW : LAT_BOTH;
 }
 
 static const struct lat_row *find_key(const struct lat_report *rep,
@@ -204,7 +218,7 @@ int lat_compare(const struct lat_report *old, const struct lat_report *new,
 		v[k++] = (struct lat_pair){
 			o, &new->rows[i],
 			o ? lat_emd(&o->h, &new->rows[i].h) : -1,
-			o ? LAT_BOTH : LAT_NEW,
+			o ? both_status(o, &new->rows[i]) : LAT_NEW,
 		};
 	}
 	for (size_t i = 0; i < old->nrows; i++)

@@ -59,15 +59,22 @@ const struct lat_row *lat_report_find(const struct lat_report *rep,
 				      const char *group, unsigned int nr);
 
 /* --compare: a (group, system call) of either report. */
+/*
+ * A pair with fewer calls than this in either session is ranked after the
+ * others: too few to tell a distribution (one slow write is not a peak).
+ */
+#define LAT_MIN_CALLS	10
+
 enum lat_status {
 	LAT_BOTH,
+	LAT_FEW,		/* in both, under LAT_MIN_CALLS in one */
 	LAT_NEW,		/* in the new report only */
 	LAT_GONE,		/* in the old one only */
 };
 
 struct lat_pair {
 	const struct lat_row *old, *new;	/* NULL: not in that one */
-	double emd;		/* -1 unless both have calls */
+	double emd;		/* -1 unless in both */
 	enum lat_status status;
 };
 

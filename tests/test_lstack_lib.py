@@ -270,10 +270,10 @@ def test_sample_start_lstack_sets_the_flag(host, fake, tmp_path, args, flags):
 @pytest.mark.parametrize("args, need", [
     (["--lstack", "--buffer-size", "256"],
      "256 bytes cannot hold a sample with its logical stack of 16 frames "
-     "(302 bytes)"),
+     "(304 bytes)"),
     (["--lstack", "--callchain", "--buffer-size", "512"],
      "512 bytes cannot hold a call chain of 64 frames with its sample and "
-     "logical stack (818 bytes)"),
+     "logical stack (820 bytes)"),
 ])
 def test_sample_start_wants_room_for_a_logical_stack(host, args, need):
     r = run(host / "sample_start", "-o", "/nonexistent/s", *args)

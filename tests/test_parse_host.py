@@ -814,7 +814,7 @@ def test_bad_magic(parse):
     assert_format_error(parse(b"\0" * 1000), 0, "magic")
 
 
-@pytest.mark.parametrize("version", [0, 5, 0xFFFFFFFF])
+@pytest.mark.parametrize("version", [0, 6, 0xFFFFFFFF])
 def test_unknown_version(parse, version):
     f = sf.SessionFile(version=version)
     f.sample(1, 1)
@@ -1577,7 +1577,7 @@ def test_sample_stop_errors(faked, err, message):
     (0, "none"), (sf.SAMPLE_F_USER_ONLY, "user-only"),
     (sf.SAMPLE_F_USER_ONLY | sf.SAMPLE_F_NO_WRITE, "user-only,no-write"),
     (sf.SAMPLE_F_CALLCHAIN, "callchain"),
-    (sf.SAMPLE_F_CALLCHAIN | 0x30, "callchain,0x30"), (0x80000000,
+    (sf.SAMPLE_F_CALLCHAIN | 0x30, "callchain,latency,0x20"), (0x80000000,
                                                        "0x80000000"),
 ])
 def test_header_flags_are_named(parse, flags, shown):

@@ -27,7 +27,7 @@ ffffffff81001000 T schedule
 ffffffff81002000 T other_function
 ffffffff81003000 T _etext
 """
-READ, NANOSLEEP, GETPPID, SAMPLE_START, WRITE = 0, 35, 110, 451, 1
+READ, NANOSLEEP, GETPPID, SAMPLE_START, WRITE, CLOSE = 0, 35, 110, 451, 1, 3
 
 
 def lat_session(hists, *, appids=((1, "latency_demo", 0, 100),),
@@ -273,15 +273,19 @@ def test_peaks(parse, counts, peaks):
 # ---------------------------------------------------------------- compare
 
 def test_compare_ranks_by_earth_movers_distance(parse_bin, tmp_path):
-    """A shifted distribution ranks above an unchanged one; keys of one
-    session only come last, marked new or gone."""
+    """A shifted distribution ranks above an unchanged one; a pair with
+    fewer than 10 calls in a session (one close() that took ten buckets
+    longer) after those with enough, marked few; keys of one session only
+    come last, marked new or gone."""
     old = lat_session([dict(appid=1, nr=NANOSLEEP, counts={20: 200}),
                        dict(appid=1, nr=GETPPID, counts={9: 1000}),
                        dict(appid=1, nr=READ, counts={12: 10, 13: 10}),
+                       dict(appid=1, nr=CLOSE, counts={10: 1}),
                        dict(appid=1, nr=WRITE, counts={11: 5})])
     new = lat_session([dict(appid=1, nr=NANOSLEEP, counts={22: 200}),
                        dict(appid=1, nr=GETPPID, counts={9: 2000}),
                        dict(appid=1, nr=READ, counts={12: 10, 14: 10}),
+                       dict(appid=1, nr=CLOSE, counts={20: 1}),
                        dict(appid=1, nr=SAMPLE_START, counts={15: 1})])
     a, b = old.write(tmp_path / "old"), new.write(tmp_path / "new")
     j = json.loads(ok(run(parse_bin, "--latency", "--compare", a, b,
@@ -293,6 +297,7 @@ def test_compare_ranks_by_earth_movers_distance(parse_bin, tmp_path):
         ("nanosleep", "both", 2.0, 200, 200, 0, 0.0),
         ("read", "both", 0.5, 20, 20, 0, 0.0),
         ("getppid", "both", 0.0, 1000, 2000, 1000, 100.0),
+        ("close", "few", 10.0, 1, 1, 0, 0.0),
         ("write", "gone", None, 5, 0, -5, -100.0),
         ("sample_start", "new", None, 0, 1, 1, None)]
     assert j["rows"][0]["mean_old_ns"] == float(1 << 20)
@@ -307,10 +312,11 @@ def test_compare_ranks_by_earth_movers_distance(parse_bin, tmp_path):
     assert out.splitlines()[-2] == \
         "latency_demo,write,gone,,5,0,-5,-100.0000,2048.000,"
     out = ok(run(parse_bin, "--latency", "--compare", a, b))
-    lines = [line.split() for line in out.splitlines()[8:]]
-    assert [(w[0], w[2]) for w in lines] == [
+    lines = [line.split() for line in out.splitlines()[9:]]
+    assert [(w[0], w[-7]) for w in lines] == [
         ("2.000", "nanosleep"), ("0.500", "read"), ("0.000", "getppid"),
-        ("gone", "write"), ("new", "sample_start")]
+        ("10.000", "close"), ("gone", "write"), ("new", "sample_start")]
+    assert lines[3][1] == "few"
     assert lines[0][-2:] == ["1.05ms", "4.19ms"]
     assert lines[2][3:7] == ["1000", "2000", "+1000", "+100.00%"]
 

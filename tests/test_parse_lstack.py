@@ -216,7 +216,7 @@ def test_sleepyread_reads_what_sleepyfile_writes(tmp_path):
     """The test suite's reader: samples' logical stacks (none, depth 0,
     frames with args, flags), OFFCPU records, the new statistics."""
     s = sleepyread.read(server_session().write(tmp_path / "s"))
-    assert s.header["version"] == 4
+    assert s.header["version"] == sf.FORMAT_VERSION
     stacks = [x["lstack"] for x in s.samples if x["appid"] == 1]
     assert stacks[0] == dict(frames=[(REQUEST, 0), (PARSE, 0)], flags=0,
                              truncated=False, torn=False, fault=False)
