@@ -2,12 +2,15 @@
 (pmu_cost.py, lstack_bench.py): the release kernel on 1 vCPU, guest time
 the instruction count, a shared folder for the script's results."""
 import contextlib
+import csv
+import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parent.parent
+RESULTS = TOP / "results"
 
 
 @contextlib.contextmanager
@@ -29,3 +32,15 @@ def icount_vm(script, timeout, name, extra=()):
             sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
             sys.exit(f"{name}: the VM run failed (status {proc.returncode})")
         yield share
+
+
+def write_results(name, rows, **summary):
+    """results/NAME.json (the runs and the summary's keys) and
+    results/NAME.csv (the runs, one row each)."""
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(
+        {"runs": rows, **summary}, indent=2) + "\n")
+    with open(RESULTS / f"{name}.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)

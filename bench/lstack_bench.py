@@ -24,15 +24,13 @@ nanosecond and host load does not count) runs bench/lstack_cost.c:
 Results go to results/lstack_cost.{json,csv}; the figures are printed.
 """
 import argparse
-import csv
 import json
 import statistics
 from pathlib import Path
 
-from icount_vm import icount_vm
+from icount_vm import icount_vm, write_results
 
 TOP = Path(__file__).resolve().parent.parent
-RESULTS = TOP / "results"
 DEPTHS = (0, 8, 16)
 # name: sample_start's options (None: no session), lstack_cost's
 SWITCH_MODES = {
@@ -158,13 +156,7 @@ def main():
                    "lstack_bench") as share:
         rows = collect(share, args.runs)
     med, summary = summarize(rows)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "lstack_cost.json").write_text(json.dumps(
-        {"runs": rows, "median": med, "summary": summary}, indent=2) + "\n")
-    with open(RESULTS / "lstack_cost.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_results("lstack_cost", rows, median=med, summary=summary)
     report(med, summary, args)
 
 
