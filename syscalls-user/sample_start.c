@@ -587,6 +587,27 @@ static int run_command(const char *path, char **cmd)
 	return exit_status(status);
 }
 
+/*
+ * --latency, --latency-interval S, --latency-slots N (each sets the flag)
+ * at argv[*i], its value consumed; 0 if it is none of them.
+ */
+static int latency_arg(int argc, char **argv, int *i,
+		       struct sample_config *cfg)
+{
+	const char *v;
+
+	if (!strcmp(argv[*i], "--latency"))
+		;
+	else if ((v = option_value(argc, argv, i, "--latency-interval")))
+		cfg->latency_interval_ms = interval_arg(v);
+	else if ((v = option_value(argc, argv, i, "--latency-slots")))
+		cfg->latency_slots = slots_arg(v);
+	else
+		return 0;
+	cfg->flags |= SAMPLE_F_LATENCY;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct sample_config cfg;
@@ -635,17 +656,8 @@ int main(int argc, char **argv)
 			cfg.flags |= SAMPLE_F_NO_WRITE;
 		} else if (!strcmp(a, "--lstack")) {
 			cfg.flags |= SAMPLE_F_LSTACK;
-		} else if (!strcmp(a, "--latency")) {
-			cfg.flags |= SAMPLE_F_LATENCY;
-		} else if ((v = option_value(argc, argv, &i,
-					     "--latency-interval"))) {
-			cfg.latency_interval_ms = interval_arg(v);
-			cfg.flags |= SAMPLE_F_LATENCY;
-		} else if ((v = option_value(argc, argv, &i,
-					     "--latency-slots"))) {
-			cfg.latency_slots = slots_arg(v);
-			cfg.flags |= SAMPLE_F_LATENCY;
-		} else if (callchain_arg(a, &cfg)) {
+		} else if (latency_arg(argc, argv, &i, &cfg) ||
+			   callchain_arg(a, &cfg)) {
 			continue;
 		} else {
 			die(2, "%s: unknown option (see --help)", a);
