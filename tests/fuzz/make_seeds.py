@@ -10,6 +10,60 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import sleepyfile as sf  # noqa: E402
 
 
+READ, WRITE, NANOSLEEP, EXIT_GROUP = 0, 1, 35, 231
+KTEXT = 0xffffffff81000000
+
+
+def latency_seed():
+    """Version 5's system calls (header flag SAMPLE_F_LATENCY): samples
+    with a kernel context (a system call, an exception, a hard and a soft
+    interrupt, a kernel thread; user and idle ones without), SYSCALL
+    records whose windows hold some of them (one the task exited in, one
+    a signal ended), two segments of LATENCY records (restarts only, one
+    bucket, buckets 0 to 47 with several peaks), the latency statistics."""
+    f = sf.SessionFile(nr_cpus=2, flags=sf.SAMPLE_F_LATENCY)
+    f.appid(1, "server", pid=100, path="/usr/bin/server")
+    f.appid(2, "[kworker/1:0]", pid=7, flags=sf.APPID_F_KTHREAD)
+    kernel = dict(mode=sf.MODE_KERNEL, pid=100)
+    f.sample(1, 0x401000, pid=100, tid=101, time_ns=1000)
+    f.sample(1, KTEXT, tid=101, time_ns=2000, kctx=READ, **kernel)
+    f.sample(1, KTEXT + 0x100, cpu=1, tid=102, time_ns=3000,
+             kctx=sf.KCTX_EXCEPTION, user_ip=0x401004, **kernel)
+    f.sample(1, KTEXT + 0x200, mode=sf.MODE_IRQ, cpu=1, pid=100, tid=102,
+             time_ns=3500, kctx=sf.KCTX_HARDIRQ)
+    f.sample(1, KTEXT + 0x300, mode=sf.MODE_IRQ, pid=100, tid=101,
+             time_ns=4000, kctx=sf.KCTX_SOFTIRQ)
+    f.sample(2, KTEXT + 0x400, mode=sf.MODE_KERNEL, cpu=1, pid=7, tid=7,
+             time_ns=4500, kctx=sf.KCTX_KTHREAD)
+    f.sample(1, KTEXT + 0x500, tid=103, time_ns=900_000, kctx=NANOSLEEP,
+             **kernel)
+    f.sample(0, 0xffffffff81001000, mode=sf.MODE_IDLE, cpu=1,
+             time_ns=950_000)
+    # read() from 1500 ns for 3 us (bucket 11): the samples at 2000 and
+    # 4000 ns; exit_group() (bucket 9): those at 3000 and 3500 ns.
+    f.syscall(1, READ, pid=100, tid=101, start_ns=1500, latency_ns=3000)
+    f.syscall(1, EXIT_GROUP, cpu=1, pid=100, tid=102, start_ns=2900,
+              latency_ns=700, flags=sf.SYSCALL_F_EXITED)
+    f.segment(0, [
+        dict(appid=1, nr=READ, counts={}, first=0, nr_buckets=1,
+             restarts=2),
+        dict(appid=1, nr=WRITE, counts={12: 3}),
+        dict(appid=1, nr=EXIT_GROUP, counts={9: 1}),
+    ], start_ns=0, end_ns=500_000)
+    # nanosleep() a signal ended (bucket 19): the sample at 900 us.
+    f.syscall(1, NANOSLEEP, pid=100, tid=103, start_ns=10_000,
+              latency_ns=1_000_000, flags=sf.SYSCALL_F_EINTR)
+    f.segment(1, [
+        dict(appid=1, nr=READ, counts={0: 2, 1: 1, 10: 4, 11: 9, 12: 2,
+                                       19: 1, 30: 3, 47: 1}, restarts=1),
+        dict(appid=1, nr=NANOSLEEP, counts={19: 1}),
+    ], start_ns=500_000, end_ns=2_000_000, lost=1)
+    f.stats(samples_taken=8, samples_written=8, appids=2, buffers_hwm=1,
+            syscalls_counted=28, syscalls_lost=1, syscall_restarts=3,
+            syscall_records=3, latency_segments=2)
+    return f.data()
+
+
 def seeds():
     """(name, bytes) pairs."""
     out = [("header-only", sf.header())]
@@ -99,6 +153,8 @@ def seeds():
             lstack_torn=1, lstack_truncated=1, offcpu_records=2,
             chains_defined=1)
     out.append(("lstack", f.data()))
+
+    out.append(("latency", latency_seed()))
 
     # Version 3: 116-byte CPU_STATS, a 176-byte STATS struct.
     f = sf.SessionFile(version=3, nr_cpus=2, flags=sf.SAMPLE_F_CALLCHAIN)
