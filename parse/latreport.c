@@ -118,6 +118,8 @@ int lat_report_build(struct lat_report *rep)
 		lat_report_free(rep);
 		return -1;
 	}
+	if (!rep->nrows)
+		return 0;	/* rows is NULL: no array for qsort() */
 	qsort(rep->rows, rep->nrows, sizeof(*rep->rows), cmp_key);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		if (n && !cmp_key(&rep->rows[n - 1], &rep->rows[i]))

@@ -88,7 +88,8 @@ static int add_windows(const struct lat_report *rep, const struct lat_row *row,
 			c->start_ns + c->latency_ns, false,
 		};
 	}
-	qsort(w->v, w->n, sizeof(*w->v), cmp_window);
+	if (w->n)	/* else v is NULL: no array for qsort() */
+		qsort(w->v, w->n, sizeof(*w->v), cmp_window);
 	return 0;
 }
 
