@@ -1,10 +1,11 @@
 """The session file reader under libFuzzer (tests/fuzz/reader_fuzz.c).
 
 The target is built with clang's fuzzer, address and undefined-behaviour
-sanitizers from parse/reader.c as it is, seeded with small valid files
-(tests/fuzz/make_seeds.py), and run for a bounded time; any crash, leak,
-sanitizer report, memory over the limit, hang or broken promise of
-reader.h fails the test. The inputs in tests/fuzz/regressions/ (crashes
+sanitizers from parse/reader.c and parse --latency's code as they are,
+seeded with small valid files (tests/fuzz/make_seeds.py), and run for a
+bounded time; any crash, leak, sanitizer report, memory over the limit,
+hang or broken promise of reader.h (or of the latency reports) fails the
+test. The inputs in tests/fuzz/regressions/ (crashes
 found once) run on every test run.
 """
 import os
@@ -24,18 +25,39 @@ pytestmark = pytest.mark.skipif(
     CLANG is None, reason="clang is not installed (./build.sh deps)")
 
 
+# What the target links of parse: the reader, and parse --latency's code
+# (its records, histograms, writers, --peak and the pass that joins the
+# samples to its calls) with what that calls; none reads or writes files
+# but the input.
+PARSE_SOURCES = [
+    "reader.c", "latency.c", "lathist.c", "latreport.c", "latout.c",
+    "peak.c", "session.c", "appids.c", "strtab.c", "filters.c",
+    "syscalls.c", "fmt.c", "json.c", "counts.c", "chains.c", "stackids.c",
+    "lstack.c", "maps.c",
+]
+
+
 @pytest.fixture(scope="module")
 def target(tmp_path_factory):
     uapi = UAPI / "linux" / "sleepy.h"
-    assert uapi.exists(), (
-        f"{uapi} missing: the host tests need the patch series' uapi "
-        f"headers in {UAPI}")
-    exe = tmp_path_factory.mktemp("fuzz") / "reader_fuzz"
+    tbl = UAPI / "syscall_64.tbl"
+    for f in (uapi, tbl):
+        assert f.exists(), (
+            f"{f} missing: the host tests need the patch series' uapi "
+            f"headers and system call table in {UAPI}")
+    d = tmp_path_factory.mktemp("fuzz")
+    exe = d / "reader_fuzz"
+    # The system call names, generated as parse's Makefile does.
+    names = d / "syscall_names.c"
+    with open(names, "w") as out:
+        subprocess.run(["awk", "-f", str(TOP / "parse" / "syscall_names.awk"),
+                        str(tbl)], stdout=out, check=True, timeout=60)
     cmd = [CLANG, "-std=c11", "-g", "-O1", "-Wall", "-Wextra", "-Werror",
            "-D_DEFAULT_SOURCE", "-fsanitize=fuzzer,address,undefined",
            "-fno-sanitize-recover=undefined",
            "-I", str(UAPI), "-I", str(TOP / "parse"),
-           str(FUZZ_DIR / "reader_fuzz.c"), str(TOP / "parse" / "reader.c"),
+           str(FUZZ_DIR / "reader_fuzz.c"),
+           *(str(TOP / "parse" / f) for f in PARSE_SOURCES), str(names),
            "-o", str(exe)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr

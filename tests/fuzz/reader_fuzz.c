@@ -14,10 +14,27 @@
  * cross it. One input in eight (by its length) is also walked padded: its
  * first 180 bytes (the header), then unknown-type filler records up to just
  * short of 1 MiB, then the rest of the input, whose records then straddle
- * the window's end. Built and run by tests/test_fuzz.py:
+ * the window's end.
+ *
+ * Each input also goes through parse --latency's code (walk_latency()):
+ * the system call records read (latency.c), a peak's calls (--peak,
+ * peak.c), the pass that joins the samples to them (session.c), the
+ * warnings, the histograms and their peaks (latreport.c, lathist.c), their
+ * writers in every format (latout.c, into a stream that keeps nothing) and
+ * --compare against the first pass's. It traps when those break a promise:
+ * rows in order, the calls of the rows, peaks and windows as they say, the
+ * samples counted within --peak's windows, both passes keeping the same
+ * records, the input compared with itself alike. Built and run by
+ * tests/test_fuzz.py (syscall_names.c generated from syscall_64.tbl by
+ * parse/syscall_names.awk, as parse's Makefile does):
  *
  *   clang -fsanitize=fuzzer,address,undefined -I build/uapi -I parse \
- *       tests/fuzz/reader_fuzz.c parse/reader.c -o reader_fuzz
+ *       tests/fuzz/reader_fuzz.c parse/reader.c parse/latency.c \
+ *       parse/lathist.c parse/latreport.c parse/latout.c parse/peak.c \
+ *       parse/session.c parse/appids.c parse/strtab.c parse/filters.c \
+ *       parse/syscalls.c parse/fmt.c parse/json.c parse/counts.c \
+ *       parse/chains.c parse/stackids.c parse/lstack.c parse/maps.c \
+ *       syscall_names.c -o reader_fuzz
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -27,7 +44,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "latout.h"
+#include "peak.h"
 #include "reader.h"
+#include "session.h"
+#include "syscalls.h"
 
 #define CHECK(cond)                                                     \
 	do {                                                            \
@@ -322,6 +343,386 @@ static void walk(const char *path, size_t size)
 	sleepy_reader_close(r);
 }
 
+/* ------------------------------------------------------ parse --latency */
+
+/*
+ * The writers' session heading (text.c, jsonout.c) and CSV quoting (csv.c)
+ * come with parse's sample reports and its symbolizer, which open files
+ * (ELF objects, kallsyms): stand-ins here, no heading, fields unquoted.
+ */
+static void no_begin(const struct run *run)
+{
+	(void)run;
+}
+
+const struct writer text_writer = { no_begin, NULL };
+
+void json_run_head(struct json *j, const struct run *run)
+{
+	(void)j;
+	(void)run;
+}
+
+void csv_field(FILE *out, const char *s)
+{
+	fputs(s, out);
+}
+
+static ssize_t discard_write(void *cookie, const char *buf, size_t size)
+{
+	(void)cookie;
+	(void)buf;
+	return (ssize_t)size;
+}
+
+/* A stream that keeps nothing of what it is given. */
+static FILE *discard(void)
+{
+	static FILE *f;
+
+	if (!f) {
+		f = fopencookie(NULL, "w", (cookie_io_functions_t){
+					.write = discard_write });
+		if (!f) {
+			perror("reader_fuzz: fopencookie");
+			abort();
+		}
+	}
+	return f;
+}
+
+/* What parse --latency (--compare, --peak) keeps of the input. */
+struct lat_state {
+	struct options o;
+	/* The first pass (read_latency(): --compare's OLD, --peak's). */
+	struct latency first;
+	struct appid_table first_appids;
+	struct strtab peak_names;
+	struct peak_windows w;
+	bool peak;			/* w holds a peak's windows */
+	/* The pass (count_session()). */
+	struct sleepy_reader *r;
+	struct session s;
+	struct count_table counts;
+	struct latency lat;
+	struct appid_table appids;
+	struct maps maps;
+	struct strtab names;
+};
+
+/* options_parse()'s defaults, --latency, all modes (as with --peak); the
+ * grouping, --segments and --top by the input's size. 0, or -1 when out
+ * of memory. */
+static int lat_init(struct lat_state *st, const char *path, size_t size)
+{
+	memset(st, 0, sizeof(*st));
+	st->o = (struct options){
+		.mode = MODE_ALL, .format = FORMAT_TEXT, .file = path,
+		.pid = -1, .tid = -1, .cpu = -1, .to_ns = UINT64_MAX,
+		.slice_ns = 100000000ull, .min_percent = 0.5, .latency = true,
+		.fields = size & 1 ? FB(F_APPID) : FB(F_APP),
+		.segments = size & 2, .top = size % 5,
+	};
+	latency_init(&st->first);
+	latency_init(&st->lat);
+	appids_init(&st->first_appids);
+	appids_init(&st->appids);
+	maps_init(&st->maps);
+	return strtab_init(&st->peak_names) || strtab_init(&st->names) ||
+	       counts_init(&st->counts) ? -1 : 0;
+}
+
+static void lat_free(struct lat_state *st)
+{
+	latency_free(&st->first);
+	appids_free(&st->first_appids);
+	strtab_free(&st->peak_names);
+	peak_windows_free(&st->w);
+	session_free(&st->s);
+	sleepy_reader_close(st->r);
+	counts_free(&st->counts);
+	latency_free(&st->lat);
+	appids_free(&st->appids);
+	maps_free(&st->maps);
+	strtab_free(&st->names);
+}
+
+/* read_latency(): 0, or -1 where parse stops (a reader error). */
+static int lat_first_pass(struct lat_state *st)
+{
+	struct sleepy_reader *r = sleepy_reader_open(st->o.file);
+	int rc = -1;
+
+	if (r && sleepy_reader_status(r) == SLEEPY_OK)
+		rc = latency_read(r, &st->first, &st->first_appids);
+	sleepy_reader_close(r);
+	return rc ? -1 : 0;
+}
+
+/* A peak's buckets: in order, apart, not empty, their calls its own. */
+static void check_peaks(const struct lat_row *r)
+{
+	CHECK(r->npeaks <= LAT_MAX_PEAKS);
+	for (size_t k = 0; k < r->npeaks; k++) {
+		const struct lat_peak *p = &r->peaks[k];
+		uint64_t sum = 0;
+
+		CHECK(p->first <= p->last && p->last < LAT_BUCKETS);
+		CHECK(!k || p->first > p[-1].last + 1);
+		for (unsigned int b = p->first; b <= p->last; b++) {
+			CHECK(r->h.counts[b] != 0);
+			sum += r->h.counts[b];
+		}
+		CHECK(sum == p->calls);
+		CHECK(lat_peak_of(r->peaks, r->npeaks, p->last) == k + 1);
+	}
+}
+
+/* Rows by segment, then calls (most first); rep->calls their sum, that of
+ * every LATENCY record (no filters). */
+static void check_report(const struct lat_report *rep)
+{
+	uint64_t rows = 0, records = 0;
+
+	for (size_t i = 0; i < rep->nrows; i++) {
+		const struct lat_row *r = &rep->rows[i];
+
+		CHECK(!i || r[-1].segment < r->segment ||
+		      (r[-1].segment == r->segment &&
+		       r[-1].h.calls >= r->h.calls));
+		CHECK(rep->segments || r->segment == 0);
+		check_peaks(r);
+		rows += r->h.calls;
+	}
+	for (size_t i = 0; i < rep->lat->nhists; i++)
+		records += rep->lat->hists[i].h.calls;
+	CHECK(rows == rep->calls && records == rep->calls);
+}
+
+/* --peak's windows: at most the SYSCALL records, by tid, then start. */
+static void check_windows(const struct peak_windows *w,
+			  const struct latency *lat)
+{
+	CHECK(w->n <= lat->ncalls);
+	for (size_t i = 0; i < w->n; i++) {
+		const struct call_window *c = &w->v[i];
+
+		CHECK(c->end >= c->start && !c->hit);
+		CHECK(!i || c[-1].tid < c->tid ||
+		      (c[-1].tid == c->tid && c[-1].start <= c->start));
+	}
+	CHECK(strlen(w->desc) < sizeof(w->desc));
+}
+
+/* A row with peaks, from the (size % rows)th on; NULL if none has. */
+static const struct lat_row *pick_row(const struct lat_report *rep,
+				      size_t size)
+{
+	for (size_t i = 0; i < rep->nrows; i++) {
+		const struct lat_row *r = &rep->rows[(size + i) % rep->nrows];
+
+		if (r->npeaks)
+			return r;
+	}
+	return NULL;
+}
+
+/* Whether --peak's report finds row by the spec's app and call: an app
+ * name without '#' (not an appid) whose call's label names its number. */
+static bool same_row(const char *group, const char *label,
+		     const struct lat_row *row)
+{
+	return !strchr(group, '#') && syscall_lookup(label) == row->nr;
+}
+
+/* --peak APP:SYSCALL:N of a peak of the report (chosen by size). */
+static void lat_peak(struct lat_state *st, size_t size)
+{
+	struct lat_report rep = { &st->first, &st->first_appids,
+				  &st->peak_names, &st->o, false, false,
+				  NULL, 0, 0 };
+	const struct lat_row *row;
+	char spec[700], label[SYSCALL_LABEL_MAX], err[1024];
+	const char *group, *call;
+	size_t k;
+
+	if (lat_report_build(&rep))
+		return;
+	row = pick_row(&rep, size);
+	if (row) {
+		k = size / 3 % row->npeaks;
+		group = strtab_get(&st->peak_names, row->group);
+		call = syscall_label(row->nr, label);
+		snprintf(spec, sizeof(spec), "%s:%s:%zu", group, call, k + 1);
+		st->peak = !peak_windows_build(spec, &st->first,
+					       &st->first_appids,
+					       &st->peak_names, &st->o, &st->w,
+					       err, sizeof(err));
+		if (st->peak)
+			check_windows(&st->w, &st->first);
+		if (st->peak && same_row(group, call, row))
+			CHECK(st->w.peak_calls == row->peaks[k].calls);
+	}
+	lat_report_free(&rep);
+}
+
+static uint64_t counted(const struct count_table *t)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i <= t->mask; i++)
+		n += t->slots[i].count;
+	return n;
+}
+
+/* The pass joins the samples to --peak's windows: each sample counted is
+ * in one; it keeps the system call records the first pass did. */
+static void check_pass(const struct lat_state *st)
+{
+	const struct session *s = &st->s;
+
+	CHECK(s->selected <= s->samples && counted(&st->counts) == s->selected);
+	CHECK(st->lat.nhists == st->first.nhists &&
+	      st->lat.nsegs == st->first.nsegs &&
+	      st->lat.ncalls == st->first.ncalls);
+	CHECK(s->latency_records == st->lat.nhists &&
+	      s->segment_records == st->lat.nsegs &&
+	      s->syscall_records == st->lat.ncalls);
+	if (st->peak) {
+		CHECK(st->w.sampled <= st->w.n);
+		CHECK(st->w.n || !s->selected);
+	}
+}
+
+/* count_session() of parse --latency, with --peak's windows when a peak
+ * was found. 0, or -1 when out of memory. */
+static int lat_pass(struct lat_state *st)
+{
+	static const struct count_mask all = {
+		UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
+	};
+	const struct session_out out = {
+		&st->counts, &st->appids, &st->maps, &st->names, NULL, NULL,
+		NULL, NULL, &st->lat, st->peak ? &st->w : NULL,
+	};
+	int rc;
+
+	st->r = sleepy_reader_open(st->o.file);
+	if (!st->r)
+		return -1;
+	/* The first pass read this input to its end. */
+	CHECK(sleepy_reader_status(st->r) == SLEEPY_OK);
+	st->s.hdr = sleepy_reader_header(st->r);
+	rc = session_read(st->r, &st->o, &all, &out, &st->s);
+	CHECK(rc != -2);
+	if (rc)
+		return -1;
+	check_pass(st);
+	if (st->peak)
+		peak_windows_describe(&st->w, st->s.selected);
+	return 0;
+}
+
+/* The session's and the segments' warnings, discarded (stderr). */
+static void lat_warnings(const struct lat_state *st)
+{
+	FILE *err = stderr;
+
+	stderr = discard();
+	session_warnings(st->o.file, &st->s, &st->appids);
+	latency_warnings(st->o.file, &st->lat);
+	stderr = err;
+}
+
+/* The input against itself: no pair of one side only; the same
+ * histograms (without --segments, one per pair) are 0 apart. */
+static void check_pairs(const struct lat_report *rep,
+			const struct lat_pair *v, size_t n)
+{
+	CHECK(n == rep->nrows);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(v[i].old && v[i].new);
+		CHECK(v[i].status == LAT_BOTH || v[i].status == LAT_FEW);
+		CHECK(rep->segments || v[i].emd <= 0);
+	}
+}
+
+/* A run that writes to the discarding stream, in format f. */
+static struct run lat_run(const struct lat_state *st, struct options *o,
+			  enum format f)
+{
+	*o = st->o;
+	o->format = f;
+	return (struct run){ discard(), o, &st->s, NULL, false, "", 0 };
+}
+
+/* compare_latency(): the first pass's histograms as OLD. */
+static void lat_compare_first(struct lat_state *st,
+			      const struct lat_report *rep)
+{
+	struct lat_report old = *rep;
+	struct lat_pair *pairs;
+	struct options o;
+	struct run run;
+	size_t n;
+
+	old.lat = &st->first;
+	old.appids = &st->first_appids;
+	if (lat_report_build(&old))
+		return;
+	if (!lat_compare(&old, rep, &pairs, &n)) {
+		check_pairs(rep, pairs, n);
+		for (int f = FORMAT_TEXT; f <= FORMAT_JSON; f++) {
+			run = lat_run(st, &o, (enum format)f);
+			lat_write_compare(&run, "old", pairs, n, &st->names);
+		}
+		free(pairs);
+	}
+	lat_report_free(&old);
+}
+
+/* write_latency(): the histograms in each format, then --compare. */
+static void lat_reports(struct lat_state *st)
+{
+	struct lat_report rep = {
+		&st->lat, &st->appids, &st->names, &st->o,
+		st->o.fields == FB(F_APPID), st->o.segments, NULL, 0, 0,
+	};
+	struct options o;
+	struct run run;
+
+	lat_warnings(st);
+	if (lat_report_build(&rep))
+		return;
+	check_report(&rep);
+	for (int f = FORMAT_TEXT; f <= FORMAT_JSON; f++) {
+		run = lat_run(st, &o, (enum format)f);
+		lat_write(&run, &rep, &st->lat);
+	}
+	lat_compare_first(st, &rep);
+	lat_report_free(&rep);
+}
+
+/*
+ * The input through parse --latency's code: latency_read() (the first
+ * pass of --compare and --peak), a peak's windows (--peak), the pass
+ * that keeps the system call records and joins the samples to the
+ * windows, the warnings, the report and its writers, --compare against
+ * the first pass's. Nothing is written (no --plot) and nothing but the
+ * input is read.
+ */
+static void walk_latency(const char *path, size_t size)
+{
+	struct lat_state st;
+
+	if (!lat_init(&st, path, size) && !lat_first_pass(&st)) {
+		lat_peak(&st, size);
+		if (!lat_pass(&st))
+			lat_reports(&st);
+	}
+	lat_free(&st);
+}
+
 #define WINDOW		(1u << 20)	/* reader.c's BUF_SIZE */
 #define HEADER_BYTES	180
 #define FILLER_TYPE	0x7fff		/* a record type nobody knows */
@@ -384,6 +785,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	put(fd, data, size, 0);
 	walk(path, size);
+	walk_latency(path, size);
 
 	if (size >= HEADER_BYTES && size % 8 == 0) {
 		/* The rest starts 1..61 bytes before the window's end. */
