@@ -30,6 +30,7 @@ USER_DIRS := syscalls-user parse bench tests/progs tests/pmu
 UAPI := $(BUILD)/uapi/linux/sleepy.h $(BUILD)/uapi/linux/sleepy_pmu.h \
 	$(BUILD)/uapi/syscall_64.tbl
 FLAVORS := release debug
+JOBS := $(or $(SLEEPY_JOBS),$(shell nproc))
 
 export SLEEPY_BUILD_DIR := $(BUILD)
 
@@ -87,10 +88,13 @@ $(ST)/kernel-%: $(ST)/config-% $(ST)/head
 
 # ---------------------------------------------------------------- user
 
+# A job per core in each folder (these makes run alone: no kernel build
+# runs beside them), with ccache where it is installed.
+USER_CC := $(if $(shell command -v ccache),ccache gcc,gcc)
 user: $(UAPI) | $(BUILD)/user/guest $(BUILD)/user/host
 	@for d in $(USER_DIRS); do \
-		$(MAKE) -s -C $(TOP)/$$d OUT=$(BUILD)/user \
-			KERNEL_UAPI=$(BUILD)/uapi || exit; \
+		$(MAKE) -s -j$(JOBS) -C $(TOP)/$$d OUT=$(BUILD)/user \
+			KERNEL_UAPI=$(BUILD)/uapi CC="$(USER_CC)" || exit; \
 	done
 
 # ---------------------------------------------------------------- initramfs
