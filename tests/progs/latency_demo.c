@@ -48,7 +48,8 @@ static const char usage_text[] =
 	"  pipe     --fast N --slow N --fast-bytes B --slow-us U\n"
 	"           read()s of a pipe: N that find B bytes ready (default\n"
 	"           2000 of 65536), N that block until a child writes after\n"
-	"           U us (default 600 of 1500): two peaks\n"
+	"           U us, give or take a tenth (default 600 of 1500): two\n"
+	"           peaks\n"
 	"  threads  --threads N --calls N: getppid() from N threads at once\n"
 	"  exit     a thread blocks in read(); the main thread exits\n"
 	"  exec     execve() of itself once (then prints as 'exec-done')\n"
@@ -125,16 +126,24 @@ static int mode_counts(const struct opts *o)
 }
 
 /*
- * pipe's child: for each byte on the socket go, sleep us, then write one
- * byte to out. It receives with recvfrom(), not read(): the read()s of
- * the workload are all the parent's.
+ * pipe's child: for each byte on the socket go, sleep us (give or take a
+ * tenth, at random), then write one byte to out. It receives with
+ * recvfrom(), not read(): the read()s of the workload are all the
+ * parent's. Sleeps of one fixed length would lock the reads to the
+ * tick's phase wherever the guest's clock follows its instructions
+ * (-icount): each wake starts the next reads at the same distance from
+ * a tick, so the tick samples them all or none.
  */
 static void slow_writer(int go, int out, long us)
 {
+	uint64_t x = 0x9e3779b97f4a7c15ull;	/* xorshift64 */
 	char c;
 
 	while (syscall(SYS_recvfrom, go, &c, 1, 0, NULL, NULL) == 1) {
-		sys_nanosleep(us);
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		sys_nanosleep(us - us / 10 + (long)(x % (uint64_t)(us / 5 + 1)));
 		if (syscall(SYS_write, out, &c, 1) != 1)
 			_exit(1);
 	}
