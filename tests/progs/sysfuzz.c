@@ -310,25 +310,30 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	static const char usage[] =
-		"usage: sysfuzz [--seed N] SECONDS\n"
+		"usage: sysfuzz [--seed N] [--calls N] SECONDS\n"
 		"Fuzz sample_start, sample_stop and /dev/sleepy_pmu (if present)\n"
-		"for SECONDS; print the calls and errors as JSON; exit 1 on an\n"
+		"for SECONDS, or until N calls (a seed's calls are the same ones\n"
+		"in every run); print the calls and errors as JSON; exit 1 on an\n"
 		"undocumented error.\n";
 	static const struct option opts[] = {
 		{ "seed", required_argument, NULL, 's' },
+		{ "calls", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long calls = 0, seed = 1;
+	unsigned long calls = 0, seed = 1, max_calls = ~0UL;
 	double seconds, end;
 	int c, fd;
 
-	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:h", opts, NULL)) != -1) {
 		if (c == 'h')
 			return fputs(usage, stdout), 0;
-		if (c != 's')
+		if (c == 's')
+			seed = strtoul(optarg, NULL, 0);
+		else if (c == 'n')
+			max_calls = strtoul(optarg, NULL, 0);
+		else
 			return fputs(usage, stderr), 2;
-		seed = strtoul(optarg, NULL, 0);
 	}
 	if (optind + 1 != argc || (seconds = atof(argv[optind])) <= 0)
 		return fputs(usage, stderr), 2;
@@ -338,7 +343,7 @@ int main(int argc, char **argv)
 	if (!x)
 		x = 1;
 	fd = open(SLEEPY_PMU_DEVICE, O_RDWR | O_CLOEXEC);
-	for (end = now() + seconds; now() < end; calls++) {
+	for (end = now() + seconds; calls < max_calls && now() < end; calls++) {
 		unsigned int r = rnd() % 10;
 
 		if (r < 4)
