@@ -1,9 +1,9 @@
 """The build: make decides what is stale, one build runs at a time, and the
 initramfs is described in gen_init_cpio's list format (no root needed)."""
 import os
+import select
 import stat
 import subprocess
-import time
 
 import pytest
 
@@ -21,11 +21,17 @@ def test_a_second_build_waits_for_the_first():
     """While another build.sh holds build/.lock, a build waits for it and
     says so, then does its work once the lock is free."""
     BUILD.mkdir(parents=True, exist_ok=True)
-    # -o: the lock is flock's own, not sleep's, so killing flock frees it.
-    holder = subprocess.Popen(["flock", "-o", str(BUILD / ".lock"), "sleep",
-                               "600"], start_new_session=True)
+    # -o: the lock is flock's own, not the command's, so killing flock
+    # frees it. The command says "held" once flock has the lock: the
+    # build starts only then (a build that came first would not wait).
+    holder = subprocess.Popen(["flock", "-o", str(BUILD / ".lock"), "sh",
+                               "-c", "echo held; exec sleep 600"],
+                              stdout=subprocess.PIPE, text=True,
+                              start_new_session=True)
     try:
-        time.sleep(0.5)
+        ready, _, _ = select.select([holder.stdout], [], [], 600)
+        assert ready and holder.stdout.readline() == "held\n", \
+            "flock did not take the lock in 600 s"
         build = subprocess.Popen([str(TOP / "build.sh"), "user"],
                                  stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, text=True,
