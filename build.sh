@@ -13,8 +13,9 @@ export SLEEPY_BUILD_DIR=$BUILD
 # the test harness (clang for the fuzz target; go's pprof and chromium, the
 # readers of parse's pprof and flame-graph exports; Node.js, a JIT the
 # host-root tests profile; Debian's debuginfod server and the client
-# library parse links; libiberty, parse's C++ demangler) and the peers for
-# the benchmarks (perf; strace, beside the latency histograms).
+# library parse links; libiberty, parse's C++ demangler; pytest-xdist, the
+# test processes side by side; shellcheck, the scripts' check) and the
+# peers for the benchmarks (perf; strace, beside the latency histograms).
 DEPS=(
 	linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev
 	dwarves cpio kmod xz-utils rsync git ccache file util-linux
@@ -23,7 +24,8 @@ DEPS=(
 	libiberty-dev
 	zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
 	linux-perf strace
-	python3 python3-pytest clang golang-go chromium nodejs
+	python3 python3-pytest python3-pytest-xdist clang golang-go chromium
+	nodejs shellcheck
 )
 
 usage() {
@@ -195,6 +197,9 @@ cmd_vm() {
 
 # ---------------------------------------------------------------- test, demo
 
+# test: pytest with one test process per core (pytest-xdist); the tests
+# that share a guest boot stay in one process (tests/boots.py), and a
+# boot that must not share the machine takes it alone.
 cmd_test() {
 	local -a marks=()
 	ensure_deps
@@ -206,7 +211,9 @@ cmd_test() {
 		build test
 	fi
 	cd "$TOP"
-	exec /usr/bin/python3 -m pytest -v -rfEs --durations=25 "${marks[@]}" tests/ "$@"
+	exec /usr/bin/python3 -m pytest -v -rfEs --durations=25 \
+		-n "${SLEEPY_TEST_JOBS:-$(nproc)}" --dist loadgroup \
+		"${marks[@]}" tests/ "$@"
 }
 
 cmd_demo() {

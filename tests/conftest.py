@@ -21,13 +21,19 @@ its standard error in the shared folder and never stops the script
 boot fixture checks the boot alone (boot_scenarios): no splat, no
 timeout, the script ran to its end.
 """
+import fcntl
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
+
+import boots
 
 TOP = Path(__file__).resolve().parent.parent
 BUILD = Path(os.environ.get("SLEEPY_BUILD_DIR", TOP / "build"))
@@ -49,8 +55,25 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "vm: boots the kernel under QEMU or needs the kernel and "
         "initramfs images; a host-only run deselects these: -m 'not vm'")
+    config.addinivalue_line(
+        "markers", "minutes(N): a test that boots a guest of its own takes "
+        "about N minutes (the scheduler starts the longest first)")
     # A misspelt marker is an error, not a test silently left unmarked.
     config.option.strict_markers = True
+    # The controller of a pytest-xdist run names the run, so that its
+    # workers' shared folder (user_out) is known to it too.
+    if hasattr(config.option, "testrunuid") and \
+            not hasattr(config, "workerinput") and \
+            config.option.testrunuid is None:
+        config.option.testrunuid = uuid.uuid4().hex
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """The tests that share a boot stay together, longest first
+    (boots.schedule), for test processes side by side (pytest -n): before
+    pytest-xdist's own hook, which names each test's group in its id."""
+    items[:] = boots.schedule(items)
 
 
 class VMResult:
@@ -78,10 +101,12 @@ class VMResult:
 
 
 def run_vm(cmd, *, smp=2, debug=False, share=None, timeout=300, icount=False,
-           mem=None, verbose=False, extra=()):
+           mem=None, verbose=False, extra=(), alone=None):
     """Boot the VM with guest/vm.sh (the images must exist: ./build.sh vm
     builds them, the runner does not), run cmd (a list, or a shell script
-    string) as root."""
+    string) as root. alone: whether no other boot may run beside this one
+    (boots.machine_slot); by default, a boot without -icount runs alone,
+    one with -icount shares the machine."""
     args = [str(TOP / "guest" / "vm.sh"), "--smp", str(smp),
             "--timeout", str(timeout)]
     if debug:
@@ -97,8 +122,11 @@ def run_vm(cmd, *, smp=2, debug=False, share=None, timeout=300, icount=False,
     args += list(extra)
     if isinstance(cmd, str):
         cmd = ["sh", "-c", cmd]
-    proc = subprocess.run(args + ["--"] + list(cmd), capture_output=True,
-                          timeout=timeout + 600, stdin=subprocess.DEVNULL)
+    if alone is None:
+        alone = not icount
+    with boots.machine_slot(BUILD, alone):
+        proc = subprocess.run(args + ["--"] + list(cmd), capture_output=True,
+                              timeout=timeout + 600, stdin=subprocess.DEVNULL)
     return VMResult(proc, Path(share) if share is not None else None)
 
 
@@ -131,10 +159,14 @@ def build_sh(*args, env=None, timeout=120):
 def user_build(tmp_path_factory):
     """build(folder, *targets): make targets of a folder of this checkout
     (parse, syscalls-user, bench, tests/progs) against UAPI, all into one
-    fresh OUT per test session, so that a test never runs a stale binary
-    nor needs ./build.sh user; returns OUT (programs in OUT/guest and
-    OUT/host, as under BUILD/user)."""
-    out = tmp_path_factory.mktemp("user")
+    fresh OUT per test run, so that a test never runs a stale binary nor
+    needs ./build.sh user; returns OUT (programs in OUT/guest and
+    OUT/host, as under BUILD/user). Test processes side by side share
+    one OUT (user_out) and build in it one at a time (flock), so that
+    each file is compiled once; make runs a job per core, and ccache
+    (where it is installed) keeps compilers' results across runs."""
+    out = user_out(tmp_path_factory)
+    cc = ["CC=ccache gcc"] if shutil.which("ccache") else []
 
     def build(folder, *targets):
         for name in ("sleepy.h", "sleepy_pmu.h"):
@@ -142,14 +174,38 @@ def user_build(tmp_path_factory):
             assert header.exists(), (
                 f"{header} missing: the host tests need the patch series' "
                 f"uapi headers in {UAPI}")
-        r = subprocess.run(["make", "-s", "-C", str(TOP / folder),
-                            f"OUT={out}", f"KERNEL_UAPI={UAPI}", *targets],
-                           capture_output=True, text=True)
+        with open(out / ".lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            r = subprocess.run(["make", "-s", f"-j{os.cpu_count()}", "-C",
+                                str(TOP / folder), f"OUT={out}",
+                                f"KERNEL_UAPI={UAPI}", *cc, *targets],
+                               capture_output=True, text=True)
         assert r.returncode == 0, (
             f"make -C {folder} {' '.join(targets)} failed:\n"
             f"{r.stdout}{r.stderr}")
         return out
     return build
+
+
+def user_out(tmp_path_factory):
+    """The folder of user_build: the session's own, or with pytest-xdist
+    one per test run (its run id), which pytest_sessionfinish removes."""
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run_id:
+        return tmp_path_factory.mktemp("user")
+    out = Path(tempfile.gettempdir()) / f"sleepy-user-{run_id}"
+    out.mkdir(exist_ok=True)
+    return out
+
+
+def pytest_sessionfinish(session):
+    # The controller of a pytest-xdist run (its workers have workerinput)
+    # removes the run's user_out.
+    run_id = not hasattr(session.config, "workerinput") and \
+        getattr(session.config.option, "testrunuid", None)
+    if run_id:
+        shutil.rmtree(Path(tempfile.gettempdir()) / f"sleepy-user-{run_id}",
+                      ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -204,44 +260,184 @@ def parse(parse_bin, tmp_path):
 # script goes on. Shell functions and variables defined outside scenarios
 # are seen by all; those a scenario defines, by itself only.
 SCENARIO_SH = r"""
-S=/mnt/share
+export S=/mnt/share
 scenario() {
     _body=$(cat)
+    echo "<4>sleepy-test: scenario ${_part:+$_part/}$1 begins" > /dev/kmsg
     ( eval "$_body" ) 2> "$S/$1.log"
     echo $? > "$S/$1.status"
+    echo "<4>sleepy-test: scenario ${_part:+$_part/}$1 ends" > /dev/kmsg
+}
+# in_call PID NR [WCHAN]: wait until process PID sleeps in system call NR
+# (the first field of /proc/PID/syscall, which shows a call only while
+# its task sleeps in it) and, with WCHAN, in a kernel function that
+# matches that extended pattern (/proc/PID/wchan); 60 s of guest time at
+# most. If it never does: what was seen, on stderr, and status 1.
+in_call() {
+    _i=0
+    while [ $_i -lt 600 ]; do
+        read -r _nr _rest < /proc/$1/syscall 2> /dev/null || _nr=gone
+        _wchan=$(cat /proc/$1/wchan 2> /dev/null)
+        if [ "$_nr" = "$2" ]; then
+            [ -z "$3" ] && return 0
+            echo "$_wchan" | grep -qE "$3" && return 0
+        fi
+        [ "$_nr" = gone ] && break
+        sleep 0.1; _i=$((_i + 1))
+    done
+    echo "in_call: pid $1 never slept in system call $2${3:+ in $3}" \
+        "(last seen: ${_nr:-none}, in ${_wchan:-nothing})" >&2
+    return 1
 }
 """
 
 
-# A debug boot's last scenario: kmemleak reports objects older than 5 s,
-# so wait, then scan; its report goes to $S/kmemleak.out (empty: no leak).
+def syscall_numbers():
+    """Our system calls' numbers and those the scripts wait in, {name:
+    nr}, from the kernel tree's table (UAPI/syscall_64.tbl, which the
+    build copies)."""
+    table = UAPI / "syscall_64.tbl"
+    nrs = {}
+    for line in table.read_text().splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[0].isdigit() and (
+                f[2].startswith(("sample_", "sleepy_")) or f[2] == "openat"):
+            nrs[f[2]] = int(f[0])
+    return nrs
+
+
+# A debug boot's last scenario (_Boots adds it to each): kmemleak reports
+# objects older than 5 s, so wait, then scan. A scan that finds new leaks
+# says so in the kernel log, which fails this scenario (its .splat); the
+# list, read only then (reading it takes as long as the scan, some 40 s
+# on this machine's debug guest), goes to $S/kmemleak.out (empty: no
+# leak).
 KMEMLEAK_SCENARIO = r"""
 scenario kmemleak <<'EOF'
 sleep 6
-echo scan > /sys/kernel/debug/kmemleak
-cat /sys/kernel/debug/kmemleak > $S/kmemleak.out
+echo scan > /sys/kernel/debug/kmemleak || exit 10
+: > $S/kmemleak.out
+if dmesg | grep -q "kmemleak: [0-9]* new suspected"; then
+    cat /sys/kernel/debug/kmemleak > $S/kmemleak.out
+fi
 EOF
 """
 
 
 def boot_scenarios(script, share, **kw):
-    """Boot a VM (run_vm's keywords) that runs SCENARIO_SH and script,
-    which shares the folder share (/mnt/share, $S); assert that the boot
-    worked (the runner's status 0: no splat, no timeout) and that the
-    script reached its end. Whether each scenario worked is its tests'
-    business (scenario_ok). Returns run_vm's result."""
-    r = run_vm(SCENARIO_SH + script + "\necho all-done > $S/done\n",
+    """Boot a VM (run_vm's keywords) that runs SCENARIO_SH, our system
+    calls' numbers ($NR_sample_start, ...) and script, which shares the
+    folder share (/mnt/share, $S). Assert that the boot worked: the
+    script reached its end, no timeout, and no kernel splat outside the
+    scenarios. A splat while a scenario ran is that scenario's: it goes
+    to NAME.splat in the scenario's folder, which scenario_ok reads, and
+    fails that scenario's tests only. Returns run_vm's result."""
+    nrs = "".join(f"NR_{name}={nr}\n"
+                  for name, nr in sorted(syscall_numbers().items()))
+    r = run_vm(SCENARIO_SH + nrs + script + "\necho all-done > $S/done\n",
                share=share, **kw)
-    assert r.returncode == 0, r
+    splats = {}
+    kept = re.search(r"vm.sh: logs kept in (\S+)", r.stderr)
+    if r.returncode == 125 and kept:
+        splats = boots.attribute_splats(boots.kernel_log(kept[1]),
+                                        boots.splat_re(TOP))
     done = Path(share) / "done"
-    assert done.exists() and done.read_text() == "all-done\n", r
+    died = "" if done.exists() else (
+        "the script did not reach its end; the scenario running then: "
+        f"{last_scenario(kept[1]) if kept else 'unknown'}\n")
+    assert r.returncode in (0, 125) and None not in splats and not died \
+        and (r.returncode == 0 or splats), f"{died}{r}"
+    for name, lines in splats.items():
+        (Path(share) / f"{name}.splat").write_text("\n".join(lines) + "\n")
+    if kept:
+        shutil.rmtree(kept[1], ignore_errors=True)
+    assert done.read_text() == "all-done\n", r
     return r
 
 
+def last_scenario(kept):
+    """The scenario that began last in a kept run's kernel log."""
+    names = [m[1] for m in map(boots.MARK.search, boots.kernel_log(kept))
+             if m and m[2] == "begins"]
+    return names[-1] if names else "none began"
+
+
+class Shared:
+    """A folder of scenario results: share, and file(name)'s text."""
+
+    def __init__(self, share):
+        self.share = Path(share)
+
+    def file(self, name):
+        return (self.share / name).read_text()
+
+
+class _Boots:
+    """The session's shared boots (boots.BOOTS), each run once, when a
+    test first needs it, with the parts of every module collected. A
+    part runs in a subshell, with $S its folder of the shared one and
+    $S_HOST that folder's path on the host (where --host-root shows it
+    too). A debug boot's kmemleak scan comes after the other parts and
+    before those its last names (which may lock debugfs away)."""
+
+    def __init__(self, session, tmp_path_factory):
+        self.session = session
+        self.tmp = tmp_path_factory
+        self.shares = {}
+
+    def modules(self, name):
+        mods = {boots.part_name(item.module): item.module
+                for item in self.session.items
+                if item.module is not None and
+                name in getattr(item.module, "SCENARIOS", {})}
+        last = [m for m in boots.BOOTS[name].last if m in mods]
+        return [mods[k] for k in sorted(set(mods) - set(last)) + last]
+
+    def run(self, name):
+        boot = boots.BOOTS[name]
+        share = self.tmp.mktemp(name)
+        script, parts = "", []
+        for mod in self.modules(name):
+            part = boots.part_name(mod)
+            if part in boot.last and boot.kernel == "debug" and \
+                    KMEMLEAK_SCENARIO not in script:
+                script += KMEMLEAK_SCENARIO
+            parts.append(part)
+            (share / part).mkdir()
+            script += (f"(\n_part={part}; S=/mnt/share/{part}; "
+                       f"S_HOST={shlex.quote(str(share / part))}\n"
+                       f"{mod.SCENARIOS[name]}\n)\n")
+        if boot.kernel == "debug" and KMEMLEAK_SCENARIO not in script:
+            script += KMEMLEAK_SCENARIO
+        boot_scenarios(script, share, **boot.run_vm_kw())
+        # The one kmemleak scan of the boot is every part's.
+        for f in share.glob("kmemleak.*"):
+            for part in parts:
+                shutil.copy(f, share / part / f.name)
+        return share
+
+    def part(self, name, module):
+        if name not in getattr(module, "SCENARIOS", {}):
+            raise KeyError(f"{module.__name__} has no part in boot {name}")
+        if name not in self.shares:
+            self.shares[name] = self.run(name)
+        return self.shares[name] / boots.part_name(module)
+
+
+@pytest.fixture(scope="session")
+def _sleepy_boots(request, tmp_path_factory):
+    return _Boots(request.session, tmp_path_factory)
+
+
 def scenario_ok(share, *names):
-    """Assert that each scenario (SCENARIO_SH) of these names ran and
-    exited 0; if not, show its status and standard error."""
+    """Assert that each scenario (SCENARIO_SH) of these names ran, left
+    no splat in the kernel log while it ran, and exited 0; if not, show
+    the splat, or its status and standard error."""
     for name in names:
+        splat = Path(share) / f"{name}.splat"
+        assert not splat.exists(), (
+            f"scenario {name}: the kernel log shows problems while it "
+            f"ran:\n{splat.read_text()}")
         status = Path(share) / f"{name}.status"
         assert status.exists(), f"scenario {name} did not run"
         code = status.read_text().strip()

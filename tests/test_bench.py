@@ -2,11 +2,14 @@
 this checkout's sources), and the demo and the benchmark runner (in the
 VM)."""
 import json
+import os
 import re
 import subprocess
+import time
 
 import pytest
 
+import boots
 from conftest import BUILD, TOP, build_sh
 
 M64 = 2**64
@@ -21,11 +24,21 @@ def guest(user_build):
 
 @pytest.fixture
 def run(guest):
-    """run(prog, *args): its key=value output as a dict."""
+    """run(prog, *args): its key=value output as a dict, with what this
+    side saw of the run: "wall" (seconds from start to exit, a monotonic
+    clock) and "ru_utime", "ru_stime" (the child's CPU time, wait4)."""
     def _run(prog, *args):
-        out = subprocess.run([str(guest / prog), *args], capture_output=True,
-                             text=True, check=True, timeout=600).stdout
-        return dict(re.findall(r"(\w+)=(\S+)", out))
+        t0 = time.monotonic()
+        p = subprocess.Popen([str(guest / prog), *args],
+                             stdout=subprocess.PIPE, text=True)
+        out = p.stdout.read()
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        assert p.returncode == 0, (prog, args, out)
+        got = dict(re.findall(r"(\w+)=(\S+)", out))
+        got.update(wall=wall, ru_utime=ru.ru_utime, ru_stime=ru.ru_stime)
+        return got
     return _run
 
 
@@ -52,7 +65,16 @@ def btree_expected(n):
 def test_loop_checksum(run, suffix, n):
     got = run("loop" + suffix, str(n))
     assert int(got["checksum"]) == (n * (n - 1) // 2) % M64
-    assert float(got["elapsed"]) >= 0 and float(got["utime"]) >= 0
+    # The loop's own clock runs inside the process's life; the CPU time
+    # it prints is what wait4 gives its parent (read a little before it
+    # exits: 5 ms of slack), and cannot exceed the loop's own time by
+    # more than the start-up's.
+    elapsed = float(got["elapsed"])
+    cpu = float(got["utime"]) + float(got["stime"])
+    ru = got["ru_utime"] + got["ru_stime"]
+    assert 0 < elapsed <= got["wall"], got
+    assert ru - 0.005 <= cpu <= ru + 1e-6, got
+    assert cpu <= elapsed + 0.005, got
 
 
 @pytest.mark.parametrize("suffix", ["", "-O2"])
@@ -92,8 +114,11 @@ def test_bad_arguments(guest, arg):
 
 
 @pytest.mark.vm
+@pytest.mark.minutes(2)
 def test_demo_profiles_the_three_benchmarks():
-    r = build_sh("demo", timeout=1800)
+    # The demo's boot runs under -icount: it may share the machine.
+    with boots.machine_slot(BUILD, alone=False):
+        r = build_sh("demo", timeout=1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     apps = re.search(r"==> per application \(user mode\)\n(.*?)\n\n", r.stdout,
                      re.S).group(1)
@@ -142,9 +167,11 @@ def test_demo_profiles_the_three_benchmarks():
 
 
 @pytest.mark.vm
+@pytest.mark.minutes(4)
 def test_bench_quick_runs_every_configuration_and_its_checks(tmp_path):
-    r = build_sh("bench", "--quick", "--runs", "1", "--out", str(tmp_path),
-                 timeout=1800)
+    with boots.machine_slot(BUILD, alone=False):
+        r = build_sh("bench", "--quick", "--runs", "1", "--out",
+                     str(tmp_path), timeout=1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     table = r.stdout[r.stdout.index("Overhead, median"):]
     for label in ("control (no profiler)", "sleepy sampling, no write",
@@ -202,6 +229,7 @@ def profile_sessions(out):
 
 
 @pytest.mark.vm
+@pytest.mark.minutes(3)
 def test_tick_profile_counts_every_tick():
     """The tracer finds on_hard_interrupt() at every tick: per session, the
     ticks it followed are exactly the calls the kernel counted
@@ -210,9 +238,10 @@ def test_tick_profile_counts_every_tick():
     script = ("for f in '' --callchain; do "
               "sample_start -o /tmp/s $f || exit 1; loop 20000000; "
               "sample_stop --json | grep irq_calls; done")
-    r = subprocess.run([TICK_PROFILE, "--top", "40", "--", "sh", "-c",
-                        script], capture_output=True, text=True,
-                       timeout=1500)
+    with boots.machine_slot(BUILD, alone=False):
+        r = subprocess.run([TICK_PROFILE, "--top", "40", "--", "sh", "-c",
+                            script], capture_output=True, text=True,
+                           timeout=1500)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     calls = [int(x) for x in re.findall(r'"irq_calls": (\d+)', r.stdout)]
     s = profile_sessions(r.stdout)

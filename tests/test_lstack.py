@@ -2,22 +2,24 @@
 the VM against the programs' own accounts, read with sleepyread
 independently of parse, and parse's activity tree against both.
 
-One boot of the release kernel, 1 vCPU, -icount (guest time counts
-instructions, so the program's clocks and the tick agree and a run
-repeats): bench/lstack_server, the demonstration query server, whose
-frames print their own CPU and blocked time, and the one-command demo.
+A part of the release kernel's boot release-1cpu-a (1 vCPU, -icount:
+guest time counts instructions, so the program's clocks and the tick agree
+and a run repeats; boots.BOOTS): bench/lstack_server, the demonstration
+query server, whose frames print their own CPU and blocked time, and the
+one-command demo.
 
-One boot of the debug kernel (lockdep, KASAN, kmemleak, DEBUG_ATOMIC_SLEEP),
-2 vCPUs: the torn-read storms (tests/progs/lstack_storm: a stack changed as
-fast as its thread can, and rewritten by a writer on the other CPU), whose
-every recorded stack must be a state the program was in, and the
-registration's lifetime (tests/progs/lstack_life: errors, new threads,
-fork, exit and exec, a storm of threads that register and exit); the
-runner fails the boot on any splat.
+A part of the debug kernel's boot debug-2cpu-a (lockdep, KASAN, kmemleak,
+DEBUG_ATOMIC_SLEEP; 2 vCPUs under -icount): the torn-read storms
+(tests/progs/lstack_storm: a stack changed as fast as its thread can, and
+rewritten by a writer on the other CPU), whose every recorded stack must
+be a state the program was in, and the registration's lifetime
+(tests/progs/lstack_life: errors, new threads, fork, exit and exec, a
+storm of threads that register and exit); a splat while they run fails
+them.
 
 One boot of the release kernel with 2 vCPUs under multi-threaded TCG, so
 that the writer really runs during the tick's copies: the torn copies are
-caught, retried and left out.
+caught, retried and left out. It takes both cores: it runs alone.
 """
 import json
 import re
@@ -28,7 +30,8 @@ import pytest
 
 import sleepyfile as sf
 import sleepyread
-from conftest import KMEMLEAK_SCENARIO, boot_scenarios, scenario_ok
+from boots import boot_fixture
+from conftest import scenario_ok
 
 pytestmark = pytest.mark.vm
 
@@ -99,7 +102,7 @@ lstack_life --storm 2000 > $S/life.out || exit 12
 sample_stop --json > $S/life.stats || exit 11
 EOF
 
-""" + KMEMLEAK_SCENARIO
+"""
 
 # A real writer on the other CPU needs two vCPUs that run at once:
 # multi-threaded TCG (single-threaded TCG runs one vCPU at a time, in
@@ -119,26 +122,11 @@ FRAMES = ("request", "parse", "plan", "execute", "scan", "sort", "io_wait",
           "lock_wait")
 
 
-@pytest.fixture(scope="module")
-def server_vm(tmp_path_factory):
-    share = tmp_path_factory.mktemp("lstack")
-    boot_scenarios(SERVER_SCRIPT, share, smp=1, icount=True, timeout=1500)
-    return share
-
-
-@pytest.fixture(scope="module")
-def storm_vm(tmp_path_factory):
-    share = tmp_path_factory.mktemp("lstack-storm")
-    boot_scenarios(STORM_SCRIPT, share, smp=2, debug=True, timeout=1500)
-    return share
-
-
-@pytest.fixture(scope="module")
-def mttcg_vm(tmp_path_factory):
-    share = tmp_path_factory.mktemp("lstack-mttcg")
-    boot_scenarios(MTTCG_SCRIPT, share, smp=2, timeout=600,
-                   extra=("--mttcg",))
-    return share
+SCENARIOS = {"release-1cpu-a": SERVER_SCRIPT,
+             "debug-2cpu-a": STORM_SCRIPT, "release-2cpu-mttcg": MTTCG_SCRIPT}
+server_vm = boot_fixture("release-1cpu-a")
+storm_vm = boot_fixture("debug-2cpu-a")
+mttcg_vm = boot_fixture("release-2cpu-mttcg")
 
 
 def server_truth(path):

@@ -1,17 +1,18 @@
 """sleepy_pmu: overflow signals on the fixed APIC vector, in the VM.
 
-Four boots, each running many scenarios with the software event source,
-the one that works without a PMU (the runner fails a boot on any splat):
+Parts of four boots (boots.BOOTS), with the software event source, the
+one that works without a PMU (a splat while a scenario runs fails it):
 
-- the debug kernel (lockdep, KASAN, kmemleak, ...), 1 vCPU under -icount:
-  the signal rate, signals only to registered processes and only while
-  they run, the example program, a storm, an idle CPU;
-- the release kernel, 1 vCPU under -icount: the same rates to 10%, and
-  10,000 signals per second of CPU time for 10 s;
-- the release kernel, 2 vCPUs under -icount: 10,000 signals per second on
-  two CPUs for 10 s;
-- the debug kernel, 2 vCPUs under -icount: the error cases, counter reads across CPUs, a
-  storm on both CPUs, exec, CPU hotplug and rmmod while counters run.
+- debug-1cpu, the debug kernel (lockdep, KASAN, kmemleak, ...), 1 vCPU
+  under -icount: the signal rate, signals only to registered processes
+  and only while they run, the example program, a storm, an idle CPU;
+- release-1cpu-a, the release kernel, 1 vCPU under -icount: the same
+  rates to 10%, and 10,000 signals per second of CPU time for 10 s;
+- release-2cpu, the release kernel, 2 vCPUs under -icount: 10,000 signals
+  per second on two CPUs for 10 s;
+- debug-2cpu-b, the debug kernel, 2 vCPUs under -icount: the error
+  cases, counter reads across CPUs, a storm on both CPUs, exec, CPU
+  hotplug and rmmod while counters run, and lockdown (last).
 
 The guest side is tests/pmu/pmu_check.c and the sleepy_pmu tool; the tests
 read what they left in the shared folder. Each scenario leaves its status
@@ -21,7 +22,8 @@ import json
 
 import pytest
 
-from conftest import boot_scenarios, scenario_ok
+from boots import boot_fixture, boot_params_fixture
+from conftest import scenario_ok
 
 pytestmark = pytest.mark.vm
 
@@ -216,14 +218,20 @@ wait
 EOF
 
 # A storm on both CPUs: a registered spinner on each, an overflow asked for
-# every 100 us of CPU time, and counter reads across CPUs meanwhile.
+# every 100 us of CPU time, and counter reads across CPUs meanwhile. The
+# registrations are listed once both are there; the spinners spin until
+# the list has been read (then 10 s at least in all), so that a shell the
+# emulator starves still finds them (a fixed sleep before the list once
+# came after the release storm's end, 70e3ad2).
 scenario storm <<'EOF'
 sleepy_pmu config --source software --threshold 100000 > /dev/null || exit 13
 sleepy_pmu stats > $S/storm-before.out 2>&1
-pmu_check busy --seconds 10 --cpu 0 > $S/storm0.json &
-pmu_check busy --seconds 10 --cpu 1 > $S/storm1.json &
+rm -f /tmp/storm-listed
+pmu_check busy --seconds 10 --until /tmp/storm-listed --cpu 0 > $S/storm0.json &
+pmu_check busy --seconds 10 --until /tmp/storm-listed --cpu 1 > $S/storm1.json &
 pmu_check monotonic --cpu 1 --threshold 100000 --seconds 8 > $S/storm-mono.json 2>&1 &
-registered 2; sleep 2; sleepy_pmu list > $S/storm-list.out 2>&1
+registered 2; sleepy_pmu list > $S/storm-list.out 2>&1
+touch /tmp/storm-listed
 wait
 sleepy_pmu stats > $S/storm-after.out 2>&1
 EOF
@@ -370,32 +378,19 @@ EOF
 """
 
 
-def boot(tmp_path_factory, name, script, smp, debug=True):
-    share = tmp_path_factory.mktemp(name)
-    boot_scenarios(script, share, smp=smp, debug=debug, timeout=900,
-                   icount=True)
-    return share
-
-
-@pytest.fixture(scope="module")
-def one_cpu(tmp_path_factory):
-    return boot(tmp_path_factory, "pmu1", SCRIPT_1CPU, 1)
-
-
-@pytest.fixture(scope="module")
-def release(tmp_path_factory):
-    return boot(tmp_path_factory, "pmur", SCRIPT_RELEASE, 1, debug=False)
-
-
-@pytest.fixture(scope="module")
-def release_two(tmp_path_factory):
-    return boot(tmp_path_factory, "pmur2", SCRIPT_RELEASE_2CPU, 2,
-                debug=False)
-
-
-@pytest.fixture(scope="module")
-def two_cpus(tmp_path_factory):
-    return boot(tmp_path_factory, "pmu2", SCRIPT_2CPU, 2)
+SCENARIOS = {"debug-1cpu": SCRIPT_1CPU, "release-1cpu-a": SCRIPT_RELEASE,
+             "release-2cpu": SCRIPT_RELEASE_2CPU, "debug-2cpu-b": SCRIPT_2CPU}
+one_cpu = boot_fixture("debug-1cpu")
+release = boot_fixture("release-1cpu-a")
+release_two = boot_fixture("release-2cpu")
+two_cpus = boot_fixture("debug-2cpu-b")
+# (share, kernel): the rate scenarios' results on each kernel.
+rates = boot_params_fixture({"release": "release-1cpu-a",
+                             "debug": "debug-1cpu"})
+# (share, boot): the boots that unload the module at their end.
+unloaded = boot_params_fixture({"debug-1cpu": "debug-1cpu",
+                                "release-1cpu": "release-1cpu-a",
+                                "release-2cpu": "release-2cpu"})
 
 
 def read(share, name):
@@ -470,14 +465,6 @@ def clean(run):
     assert run["outside_text"] == 0, run
     assert run["bad_counter"] == 0 and run["foreign"] == 0, run
     assert run["events"] == run["received"] and run["dropped"] == 0, run
-
-
-@pytest.fixture(scope="module", params=["release", "debug"])
-def rates(request):
-    """(share, kernel): the rate scenarios' results on each kernel."""
-    share = request.getfixturevalue(
-        "release" if request.param == "release" else "one_cpu")
-    return share, request.param
 
 
 def check_rate(run):
@@ -869,10 +856,9 @@ def test_rmmod(two_cpus):
     assert remod[-1] == "status=0"
 
 
-@pytest.mark.parametrize("boot_name", ["one_cpu", "release", "release_two"])
-def test_module_unloads_at_the_end(request, boot_name):
+def test_module_unloads_at_the_end(unloaded):
     """The counters stop and rmmod works after the rates and the storms."""
-    scenario_ok(request.getfixturevalue(boot_name), "unload")
+    scenario_ok(unloaded[0], "unload")
 
 
 def test_lockdown_refuses_sampling_and_counters(two_cpus):

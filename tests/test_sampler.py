@@ -1,13 +1,15 @@
 """The in-kernel tick sampler, checked against ground truth in the VM.
 
-Everything runs on the debug kernel (lockdep, KASAN, kmemleak, ...): the
-runner fails a boot on any splat. Three boots: one at 1 vCPU for the
-accuracy checks, one at 2 vCPUs batching most scenarios, one at 4 vCPUs
-for fairness, a starved pool and start/stop cycles under a fork storm.
-Each scenario (conftest.SCENARIO_SH) leaves its session file and the
-tools' output in the shared folder, and its status; the tests check the
-status of the scenarios they read (scenario_ok), and read them with
-sleepyread, which is independent of parse.
+Everything runs on the debug kernel (lockdep, KASAN, kmemleak, ...) under
+-icount, in three boots (boots.BOOTS) that other modules' scenarios share:
+debug-1cpu for the accuracy checks against CPU time, debug-2cpu-a for
+most scenarios, debug-4cpu for fairness at four CPUs, a starved pool,
+start/stop cycles under a fork storm and the fuzzer. A splat while a
+scenario runs fails that scenario (scenario_ok). Each scenario
+(conftest.SCENARIO_SH) leaves its session file and the tools' output in
+the shared folder, and its status; the tests check the status of the
+scenarios they read (scenario_ok), and read them with sleepyread, which
+is independent of parse.
 """
 import collections
 import errno
@@ -18,7 +20,8 @@ import pytest
 
 import sleepyfile as sf
 import sleepyread
-from conftest import GUEST_BIN, KMEMLEAK_SCENARIO, boot_scenarios, scenario_ok
+from boots import boot_fixture
+from conftest import GUEST_BIN, Shared, scenario_ok
 
 pytestmark = pytest.mark.vm
 
@@ -36,21 +39,19 @@ with_pid_max() { _old=$(cat /proc/sys/kernel/pid_max)
         echo $_old > /proc/sys/kernel/pid_max; }
 """
 
-# One vCPU: with several, single-threaded TCG runs them in turn and a vCPU
-# that waits for its turn gets its missed timer ticks as one, so some ticks
-# never happen (about 5% here with two); CPU time × HZ is the truth only
-# where every tick is delivered.
+# One vCPU under -icount: every tick comes when it is due (with several
+# vCPUs, single-threaded TCG runs them in turn, and a vCPU that waits for
+# its turn takes its missed ticks as one: at two vCPUs 51% to 67% of the
+# ticks a spinner's CPU time makes came, 2026-11-27, test_sampler's SMP
+# tests say more), and guest time counts instructions, so the host's load
+# changes nothing: CPU time x HZ is the truth.
 SCRIPT_1CPU = RUN + r"""
-# A busy loop: where its samples fall, and how many. TCG translates code
-# on its first execution, and the guest's clock sees that time as spent in
-# the code being translated: a first run of loop spends about 25 ms (1%
-# of this run, more on a loaded host) in start-up and exit code that a
-# native run passes through in microseconds. A warm-up run first leaves
-# those blocks translated, so the measured run's time outside main is the
-# code's own. Long enough that start-up is a small part of it.
+# A busy loop: where its samples fall, and how many. Long enough (1.8 s of
+# guest time) that start-up is a small part of it; a warm-up run first
+# leaves TCG's translations made.
 scenario loop <<'EOF'
 loop 1000 > /dev/null
-run loop sh -c 'loop 300000000 > /mnt/share/loop.out; sleep 0.3'
+run loop sh -c 'loop 300000000 > $S/loop.out; sleep 0.3'
 EOF
 scenario parse-loop <<'EOF'
 parse /var/log/loop.samples > $S/parse-loop.txt
@@ -75,25 +76,39 @@ onefail /nonexistent/prog
 onefail /etc/passwd
 onefail sh -c 'kill -TERM $$'
 EOF
+
+# An exec that finds the appid pool full: loop's samples are dropped, not
+# filed under the shell it replaced. The pool (16) fills with the kernel
+# threads, the shell and twenty /bin/true while the shell sleeps.
+scenario fullexec <<'EOF'
+sample_start -o /var/log/fullexec.samples --max-appids 16 || exit 10
+sh -c 'echo pid=$$; sleep 1; exec loop 100000000' > $S/fullexec-loop.out &
+i=0; while [ $i -lt 20 ]; do /bin/true; i=$((i+1)); done
+wait
+sample_stop --json > $S/fullexec.stats; cp /var/log/fullexec.samples $S/
+EOF
 """
 
 SCRIPT_2CPU = RUN + r"""
 
 # exec in place and fork-then-exec: the busy part is loop's, not sh's.
 scenario exec <<'EOF'
-run exec sh -c 'sh -c "exec loop 30000000" > /mnt/share/exec1.out;
-                sh -c "loop 30000000; echo forked" > /mnt/share/exec2.out'
+run exec sh -c 'sh -c "exec loop 30000000" > $S/exec1.out;
+                sh -c "loop 30000000; echo forked" > $S/exec2.out'
 EOF
 
 # Threads share the appid; tids tell them apart.
 scenario threads <<'EOF'
-run threads sh -c 'spin -t 4 -s 1 > /mnt/share/threads.out'
+run threads sh -c 'spin -t 4 -s 1 > $S/threads.out'
 EOF
 
-# Two spinners on two CPUs get fair shares.
+# Two spinners on two CPUs get fair shares: each its CPU's ticks, which
+# the kernel's own accounting counts (/proc/stat, read before and after).
 scenario fair2 <<'EOF'
-run fair2 sh -c 'taskset -c 0 spin -s 2 > /mnt/share/fair2-1.out &
-                 taskset -c 1 spin -s 2 > /mnt/share/fair2-2.out & wait'
+run fair2 sh -c 'grep "^cpu[0-9]" /proc/stat > $S/fair2.stat0
+                 taskset -c 0 spin -s 2 > $S/fair2-1.out &
+                 taskset -c 1 spin -s 2 > $S/fair2-2.out & wait
+                 grep "^cpu[0-9]" /proc/stat > $S/fair2.stat1'
 EOF
 
 # A process that exits long before sample_stop keeps path and mappings.
@@ -114,7 +129,7 @@ scenario maxsize <<'EOF'
 mkdir -p /mnt/max && mount -t tmpfs tmpfs /mnt/max || exit 12
 sample_start -o /mnt/max/maxsize.samples --max-size 64K --buffer-size 4K ||
   exit 10
-loop 30000000 > /dev/null
+loop 300000000 > /dev/null
 stat -c '%s %b' /mnt/max/maxsize.samples > $S/maxsize.blocks
 sample_stop --json > $S/maxsize.stats || exit 11
 cp /mnt/max/maxsize.samples $S/
@@ -166,28 +181,29 @@ EOF
 scenario after <<'EOF'
 run after sh -c 'loop 1000000 > /dev/null'
 EOF
-# sample_stop's caller killed as the call begins: the last writes still
-# all happen (in the writer's work item, which no signal interrupts; from
-# the caller, tmpfs refused every write with EINTR), and the file ends
-# with its statistics. A kill that came before the call leaves the
-# session running (the next stop then succeeds), and is tried again, 30
-# times at most.
+# sample_stop's caller killed while the call sleeps (stopkill waits until
+# its /proc/PID/syscall shows it there): the last writes still all happen
+# (in the writer's work item, which no signal interrupts; from the
+# caller, tmpfs refused every write with EINTR), the file ends with its
+# statistics, and no session is left running.
 scenario stopkill <<'EOF'
-for i in $(seq 30); do
-  sample_start -o /tmp/kill.samples || exit 10
-  loop 20000000 > /dev/null
-  stopkill 2>> $S/stopkill.err; st=$?
-  sample_stop > /dev/null 2>> $S/stopkill.err; again=$?
-  [ $st = 137 ] && [ $again = 1 ] && break
-done
-echo "status=$st tries=$i" > $S/stopkill.out
-echo "status=$again" >> $S/stopkill.out
+sample_start -o /tmp/kill.samples || exit 10
+loop 20000000 > /dev/null
+stopkill 2> $S/stopkill.err; echo "status=$?" > $S/stopkill.out
+sample_stop > /dev/null 2>> $S/stopkill.err; echo "status=$?" >> $S/stopkill.out
 cp /tmp/kill.samples $S/kill.samples
 EOF
 
-# PID reuse: pid_max at its minimum, more sequential processes than pids.
+# PID reuse: more sequential processes than pids. With pid_max at 310,
+# pids wrap to 300 (RESERVED_PIDS), so once the cursor has passed 310,
+# ten pids are there to take: 30 processes reuse each about three times.
+# The cursor is past 310 by then in this boot (the modules before this
+# one made thousands of tasks); if not, processes are made until it is.
+# (pid_max at its minimum, 301, left only pid 300 once the cursor had
+# passed it: the shell could not fork, and init died, 2026-11-27.)
 scenario reuse <<'EOF'
-with_pid_max 301 reuse sh -c 'i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done'
+while [ "$(sh -c 'echo $$')" -lt 310 ]; do :; done
+with_pid_max 310 reuse sh -c 'i=0; while [ $i -lt 30 ]; do /bin/true; i=$((i+1)); done'
 EOF
 
 # Session files are private. uid 1000 lays traps in a folder of its own:
@@ -205,10 +221,15 @@ start pre /tmp/u/pre; sample_stop > /dev/null 2>&1; cat /tmp/u/pre >> $S/priv-pr
 (umask 077; echo old > /tmp/rootfile)
 su user -s /bin/sh -c 'ln /tmp/rootfile /tmp/u/link'
 start link /tmp/rootfile; sample_stop > /dev/null 2>&1; cat /tmp/rootfile >> $S/priv-link.out
+# The reader sleeps in its open of the FIFO before sample_start runs, and
+# still sleeps there once sample_start has returned: an open for writing
+# would have woken it (a reader's open returns as a writer's begins).
 cat /tmp/u/fifo > /tmp/fifo-read & reader=$!
-start fifo /tmp/u/fifo; sample_stop > /dev/null 2>&1; sleep 0.5
-if kill -0 $reader 2>/dev/null; then echo reader-waiting >> $S/priv-fifo.out
-  echo bye > /tmp/u/fifo; fi; wait $reader
+in_call $reader $NR_openat || exit 20
+start fifo /tmp/u/fifo; sample_stop > /dev/null 2>&1
+read -r nr rest < /proc/$reader/syscall
+[ "$nr" = $NR_openat ] && echo reader-waiting >> $S/priv-fifo.out
+echo bye > /tmp/u/fifo; wait $reader
 (umask 022; echo old > /tmp/open644)
 start 644 /tmp/open644; sample_stop > /dev/null 2>&1; ls -l /tmp/open644 >> $S/priv-644.out
 (umask 077; head -c 100000 /dev/zero > /tmp/own.samples)
@@ -238,36 +259,26 @@ runas --cap perfmon 1000:1000 sh -c 'sample_start -o /tmp/c/s.samples || exit 1
 cat /tmp/c/mode >> $S/creds.out
 EOF
 
-# An exec that finds the appid pool full: loop's samples are dropped, not
-# filed under the shell it replaced. The pool (16) fills with the kernel
-# threads, the shell and twenty /bin/true while the shell sleeps.
-scenario fullexec <<'EOF'
-sample_start -o /var/log/fullexec.samples --max-appids 16 || exit 10
-sh -c 'echo pid=$$; sleep 1; exec loop 100000000' > $S/fullexec-loop.out &
-i=0; while [ $i -lt 20 ]; do /bin/true; i=$((i+1)); done
-wait
-sample_stop --json > $S/fullexec.stats; cp /var/log/fullexec.samples $S/
-EOF
-
 # Pid reuse at exit: with SIGCHLD ignored, an exiting child is reaped in
 # exit_notify() and its pid is free at once; with few pids (once pids
 # have wrapped, 300..399) a fork takes it within microseconds. No child
-# may lose its appid to its predecessor's exit. These scenarios come
-# after "reuse", which needs the pid cursor below 300.
+# may lose its appid to its predecessor's exit.
 scenario exitreuse <<'EOF'
 with_pid_max 400 exitreuse sh -c "forkstorm 10 1 > $S/forkstorm.out"
 EOF
 
 # A process that holds its mmap_lock (the splat test module holds the
 # loading modprobe's for 20 s) cannot wedge sample_start, nor sample_stop
-# behind it: a killed sample_start gives way, and sample_stop ends the
-# session while the lock is still held.
+# behind it: sample_start, killed once it sleeps on that lock in its scan
+# of the processes, gives way, and sample_stop ends the session while the
+# lock is still held.
 scenario wedge <<'EOF'
 modprobe sleepy_splat_test provoke=hold_mmap hold_ms=20000 & holder=$!
 until dmesg | grep -q "holding mmap_lock"; do sleep 0.2; done
 sample_start -o /var/log/wedge.samples > $S/wedge-start.out 2>&1 & starter=$!
-sleep 2; kill -9 $starter
-sample_stop > /dev/null 2> $S/wedge.out; echo "status=$?" >> $S/wedge.out
+in_call $starter $NR_sample_start scan && echo start-waits-in-scan > $S/wedge.out
+kill -9 $starter; wait $starter; echo "start-status=$?" >> $S/wedge.out
+sample_stop > /dev/null 2>> $S/wedge.out; echo "status=$?" >> $S/wedge.out
 kill -0 $holder 2>/dev/null && echo holder-still-holding >> $S/wedge.out
 wait $holder; rmmod sleepy_splat_test
 EOF
@@ -291,10 +302,16 @@ sample_start -o /tmp/m3.samples --buffers 4096 --buffer-size 64K \
 EOF
 """
 
+# The 4-vCPU boot's sizes: start/stop cycles, processes in one session,
+# the fuzzer's calls (the tests say why these).
+CYCLES, STORM, FUZZ_CALLS = 200, 100, 1000
+
 SCRIPT_4CPU = r"""
 scenario fair4 <<'EOF'
 sample_start -o /var/log/fair4.samples || exit 10
-for i in 0 1 2 3; do taskset -c $i spin -s 3 > $S/fair4-$i.out & done; wait
+grep "^cpu[0-9]" /proc/stat > $S/fair4.stat0
+for i in 0 1 2 3; do taskset -c $i spin -s 2 > $S/fair4-$i.out & done; wait
+grep "^cpu[0-9]" /proc/stat > $S/fair4.stat1
 sample_stop --json > $S/fair4.stats; cp /var/log/fair4.samples $S/
 EOF
 
@@ -313,56 +330,46 @@ for i in 1 2 3 4; do spin -s 2 > /dev/null & done; wait
 sample_stop --json > $S/full4.stats
 EOF
 
-# 1000 start/stop cycles while a fork/exit storm runs on the other CPUs.
+# CYCLES start/stop cycles while a fork/exit storm runs on the other CPUs
+# (the test says why this many).
 scenario cycles <<'EOF'
 ( while [ ! -e /tmp/stop ]; do /bin/true; done ) &
 ( while [ ! -e /tmp/stop ]; do /bin/true; done ) &
-cycles 1000 /var/log/cycle.samples > $S/cycles.out 2>&1
+cycles CYCLES /var/log/cycle.samples > $S/cycles.out 2>&1
 touch /tmp/stop; wait
 EOF
 
 # One session through a storm of short processes: pid entries come back.
 scenario storm <<'EOF'
 sample_start -o /var/log/storm.samples --max-appids 4096 || exit 14
-i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done
+i=0; while [ $i -lt STORM ]; do /bin/true; i=$((i+1)); done
 sample_stop --json > $S/storm.stats
 EOF
 
-# A bounded fuzzer: 60 s of random configurations, sizes, flags, pointers
-# and call orders at sample_start, sample_stop and /dev/sleepy_pmu, while
-# a fork/exec storm runs. Every call must return success or a documented
+# A bounded fuzzer: FUZZ_CALLS random configurations, sizes, flags,
+# pointers and call orders at sample_start, sample_stop and
+# /dev/sleepy_pmu (seed 1: the same calls in every run), while a
+# fork/exec storm runs. Every call must return success or a documented
 # error; the boot itself must show no splat, and kmemleak scans after.
 scenario fuzz <<'EOF'
 modprobe sleepy_pmu || exit 10
 ( while [ ! -e /tmp/fuzz-stop ]; do /bin/true; done ) &
 ( while [ ! -e /tmp/fuzz-stop ]; do sh -c 'loop 100000 > /dev/null'; done ) &
-sysfuzz --seed 1 60 > $S/fuzz.json 2> $S/fuzz.err
+sysfuzz --seed 1 --calls FUZZ_CALLS 600 > $S/fuzz.json 2> $S/fuzz.err
 echo "status=$?" >> $S/fuzz.err
 touch /tmp/fuzz-stop; wait
 rmmod sleepy_pmu || exit 11
 EOF
 
-""" + KMEMLEAK_SCENARIO
+""".replace("CYCLES", str(CYCLES)).replace("STORM", str(STORM)).replace(
+    "FUZZ_CALLS", str(FUZZ_CALLS))
 
 
-def boot(tmp_path_factory, name, script, smp):
-    return boot_scenarios(script, tmp_path_factory.mktemp(name), smp=smp,
-                          debug=True, timeout=1500)
-
-
-@pytest.fixture(scope="module")
-def one(tmp_path_factory):
-    return boot(tmp_path_factory, "one", SCRIPT_1CPU, 1)
-
-
-@pytest.fixture(scope="module")
-def two(tmp_path_factory):
-    return boot(tmp_path_factory, "two", SCRIPT_2CPU, 2)
-
-
-@pytest.fixture(scope="module")
-def four(tmp_path_factory):
-    return boot(tmp_path_factory, "four", SCRIPT_4CPU, 4)
+SCENARIOS = {"debug-1cpu": SCRIPT_1CPU, "debug-2cpu-a": SCRIPT_2CPU,
+             "debug-4cpu": SCRIPT_4CPU}
+one = boot_fixture("debug-1cpu", Shared)
+two = boot_fixture("debug-2cpu-a", Shared)
+four = boot_fixture("debug-4cpu", Shared)
 
 
 def session(r, name):
@@ -492,9 +499,12 @@ def test_kernel_samples_carry_the_user_ip(one):
                if x["appid"] in kthread)
 
 
-def test_accounting_is_exact(one, two):
+def test_accounting_is_exact(one):
     scenario_ok(one.share, "loop")
     check_accounting(stats(one, "loop"))
+
+
+def test_accounting_is_exact_on_two_cpus(two):
     for name in ("exec", "threads", "fair2", "short", "after",
                  "reuse"):
         scenario_ok(two.share, name)
@@ -571,56 +581,79 @@ def test_pid_reuse_gives_distinct_instances(two):
     scenario_ok(two.share, "reuse")
     s = session(two, "reuse")
     trues = s.by_name("true")
-    assert [a["instance"] for a in trues] == list(range(400))
+    assert [a["instance"] for a in trues] == list(range(30))
     pids = collections.Counter(a["pid"] for a in trues)
-    assert len(pids) < 300, "pids were not reused"
+    assert len(pids) <= 10, "pids were not reused"
     assert max(pids.values()) > 1
-    assert all(a["pid"] <= 300 for a in trues)
+    assert all(300 <= a["pid"] < 310 for a in trues)
 
 
 # ------------------------------------------------------------ SMP
 
-def fair_shares(s, nr):
-    """Each spinner (pinned to a CPU of its own) against the samples its
-    CPU took while it ran, and its samples in all. Single-threaded TCG
-    runs the vCPUs in turn and does not deliver every tick, nor the same
-    number to each vCPU, so raw sample counts would measure the emulator;
-    against the ticks each CPU did deliver, fair spinners get equal
-    ratios, near 1."""
+# USER_HZ, the unit of /proc/stat's CPU times.
+USER_HZ = 100
+
+
+def user_ticks(r, name):
+    """Each CPU's ticks in user mode between the two /proc/stat reads of
+    scenario name: the kernel's own accounting (account_process_tick()
+    counts each tick as user, system, idle ..., of the CPU and of the
+    task it finds), which sleepy's code does not touch."""
+    def user(text):
+        return [int(line.split()[1]) for line in text.splitlines()]
+    before, after = (user(r.file(f"{name}.stat{i}")) for i in (0, 1))
+    return [(b - a) * HZ // USER_HZ for a, b in zip(before, after)]
+
+
+def spinner_cpu_seconds(r, outs):
+    """{pid: CPU seconds} of the spinners, from each one's own output
+    (spin prints its pid and its user and system time, getrusage())."""
+    truth = {}
+    for name in outs:
+        got = kv(r.file(name))
+        truth[int(got["pid"])] = float(got["utime"]) + float(got["stime"])
+    return truth
+
+
+def check_fair_shares(r, name, outs):
+    """Each spinner, pinned to a CPU of its own and alone on it, has a
+    user-mode sample for each tick its CPU accounted in user mode while
+    they ran (/proc/stat, within 5%: the shell's and taskset's ticks
+    before the exec are the CPU's too), all on that CPU, and no more
+    than its CPU time x HZ.
+
+    Not its CPU time x HZ itself, as at one vCPU: single-threaded TCG
+    runs the vCPUs in turn, a vCPU that waits for its turn takes its
+    missed ticks as one, and the CPU time (the scheduler's clock) counts
+    the wait. Measured 2026-11-27 on the debug kernel: 51% and 67% of
+    the spinners' CPU time x HZ at two vCPUs, 61% to 65% at four (and 55%
+    to 70% on the release kernel), against 96% to 98% of the ticks
+    /proc/stat counted."""
+    s = session(r, name)
+    ticks = user_ticks(r, name)
+    cpu_s = spinner_cpu_seconds(r, outs)
     spins = s.by_name("spin")
-    assert len(spins) == nr
-    ratios, total = [], 0
+    assert sorted(a["pid"] for a in spins) == sorted(cpu_s)
+    cpus = set()
     for a in spins:
-        mine = s.samples_of([a["appid"]])
-        t0, t1 = min(x["time_ns"] for x in mine), max(x["time_ns"] for x in mine)
-        cpus = {x["cpu"] for x in mine}
-        assert len(cpus) == 1, "a pinned spinner ran on several CPUs"
-        ticks = sum(1 for x in s.samples
-                    if x["cpu"] in cpus and t0 <= x["time_ns"] <= t1)
-        ratios.append(len(mine) / ticks)
-        total += len(mine)
-    return ratios, total
+        mine = s.samples_of([a["appid"]], sf.MODE_USER)
+        (cpu,) = {x["cpu"] for x in s.samples_of([a["appid"]])}
+        cpus.add(cpu)
+        assert abs(len(mine) - ticks[cpu]) <= 0.05 * ticks[cpu], \
+            (a["pid"], cpu, len(mine), ticks)
+        assert len(mine) <= 1.02 * cpu_s[a["pid"]] * HZ, (len(mine), cpu_s)
+    assert cpus == set(range(len(outs))), "the spinners shared a CPU"
+    return s
 
 
 def test_two_spinners_get_fair_shares(two):
     scenario_ok(two.share, "fair2")
-    ratios, total = fair_shares(session(two, "fair2"), 2)
-    assert total > 1000
-    mean = sum(ratios) / len(ratios)
-    assert all(abs(r - mean) <= 0.05 * mean for r in ratios), ratios
-    assert mean > 0.9, ratios
+    check_fair_shares(two, "fair2", ["fair2-1.out", "fair2-2.out"])
 
 
 def test_four_spinners_get_fair_shares(four):
     scenario_ok(four.share, "fair4")
-    s = session(four, "fair4")
-    ratios, total = fair_shares(s, 4)
-    # Single-threaded TCG runs the 4 vCPUs in turn: each gets about a
-    # quarter of the ticks of its 3 s, a few hundred samples.
-    assert total > 1000
-    mean = sum(ratios) / len(ratios)
-    assert all(abs(r - mean) <= 0.05 * mean for r in ratios), ratios
-    assert mean > 0.9, ratios
+    s = check_fair_shares(four, "fair4", [f"fair4-{i}.out" for i in range(4)])
     assert all(x["cpu"] < 4 for x in s.samples)
     assert {x["cpu"] for x in s.samples} == {0, 1, 2, 3}
 
@@ -651,9 +684,16 @@ def test_starved_pool_counts_its_drops(four):
 
 
 def test_start_stop_cycles_under_fork_storm(four):
+    """CYCLES sessions started and stopped while two shells fork and exec
+    /bin/true on the other CPUs, each session's accounting exact; no
+    splat, no leak. (1000 cycles until 2026-11-27, 17 minutes of this
+    machine's 4-vCPU debug guest without -icount: no run of them failed,
+    and the races they look for, between a session's set-up or
+    teardown and the fork, exec and exit hooks of the storm, come at
+    every cycle.)"""
     scenario_ok(four.share, "cycles", "kmemleak")
     got = kv(four.file("cycles.out"))
-    assert got["cycles"] == "1000" and got["bad"] == "0", got
+    assert got["cycles"] == str(CYCLES) and got["bad"] == "0", got
     assert int(got["samples"]) > 0
     assert four.file("kmemleak.out") == ""
 
@@ -661,8 +701,11 @@ def test_start_stop_cycles_under_fork_storm(four):
 def test_pid_entries_come_back_after_exit(four):
     scenario_ok(four.share, "storm")
     st = stats(four, "storm")
-    # 300 processes came and went; only the few still alive stay mapped.
-    assert st["appids"] >= 600
+    # STORM processes came and went (a fork and an exec each make an
+    # appid); only the few still alive stay mapped (some 15 here), so an
+    # entry kept for one exit in four would show. (300 processes until
+    # 2026-11-27; a fork and exec takes 0.2 s of this guest.)
+    assert st["appids"] >= 2 * STORM
     assert st["pids_mapped"] < 40, st["pids_mapped"]
 
 
@@ -864,16 +907,16 @@ def test_writer_uses_the_openers_credentials(two):
     assert lines[-2:] == ["chmod-ok", "600"], lines
 
 
-def test_exec_with_a_full_pool_files_nothing_under_the_old_appid(two):
+def test_exec_with_a_full_pool_files_nothing_under_the_old_appid(one):
     """Item 9: after an exec that finds the pool full, the samples are
     dropped_no_appid; none is filed under the shell that exec replaced."""
-    scenario_ok(two.share, "fullexec")
-    st = stats(two, "fullexec")
+    scenario_ok(one.share, "fullexec")
+    st = stats(one, "fullexec")
     check_accounting(st)
     assert st["appids"] == 16
-    s = session(two, "fullexec")
+    s = session(one, "fullexec")
     assert not s.by_name("loop")
-    out = kv(two.file("fullexec-loop.out"))
+    out = kv(one.file("fullexec-loop.out"))
     # The shell's appids (its fork, then its exec of sh): the last is the
     # one the exec of loop found.
     shell = max((a for a in s.appids.values() if a["pid"] == int(out["pid"])),
@@ -884,8 +927,9 @@ def test_exec_with_a_full_pool_files_nothing_under_the_old_appid(two):
                 lo <= x["ip"] < hi]
     assert not misfiled, misfiled[:3]
     utime = float(out["utime"])
-    # Two vCPUs under TCG lose about 5% of ticks (SCRIPT_1CPU's comment).
-    assert st["dropped_no_appid"] >= 0.9 * utime * HZ, (st, utime)
+    # Every tick of loop's is a drop: its CPU time x HZ, within 5% as in
+    # test_loop_samples_match_cpu_time (one vCPU under -icount).
+    assert st["dropped_no_appid"] >= 0.95 * utime * HZ, (st, utime)
 
 
 def test_pid_reuse_at_exit_keeps_every_child_named(two):
@@ -913,7 +957,9 @@ def test_a_held_mmap_lock_does_not_wedge_start_or_stop(two):
     mmap_lock, gives way, and sample_stop ends the session while the lock
     is still held."""
     scenario_ok(two.share, "wedge")
-    assert two.file("wedge.out") == "status=0\nholder-still-holding\n"
+    assert two.file("wedge.out") == (
+        "start-waits-in-scan\nstart-status=137\nstatus=0\n"
+        "holder-still-holding\n"), two.file("wedge.log")
 
 
 def test_session_memory_is_charged_and_bounded(two):
@@ -932,16 +978,18 @@ def test_session_memory_is_charged_and_bounded(two):
 
 
 def test_fuzzer_finds_only_documented_errors(four):
-    """Item 16: 60 s of random calls under the debug kernel, beside a
+    """Item 16: FUZZ_CALLS random calls under the debug kernel, beside a
     fork/exec storm: every call succeeds or fails with a documented error
-    (the fixture fails the boot on a splat or a hang)."""
+    (a splat fails the scenario). Seed 1's calls are the same in every
+    run: these are the ones the 60 s runs before 2026-11-27 made (about
+    1000 on the 4-vCPU debug guest without -icount), now in a number of
+    calls, not of seconds of a guest whose speed is the host's."""
     scenario_ok(four.share, "fuzz")
     assert four.file("fuzz.err") == "status=0\n"
     out = json.loads(four.file("fuzz.json"))
     assert out["device"] and out["undocumented"] == 0, out
-    # About 1000 calls in 60 s on the 4-vCPU debug guest (starts and
-    # stops are slow there); fewer means the fuzzer was stuck.
-    assert out["calls"] > 500, out
+    # All of them, before the 600 s of guest time ran out.
+    assert out["calls"] == FUZZ_CALLS, out
     errors = out["errors"]
     # Each kind of call got through sometimes, and was refused sometimes.
     for call in ("sample_start", "sample_stop", "ioctl"):
@@ -954,10 +1002,10 @@ def test_a_killed_stop_still_writes_everything(two):
     still ends whole, with every sample and its statistics, no write
     error, and no session left running."""
     scenario_ok(two.share, "stopkill")
-    first, tries, then = two.file("stopkill.out").split()
-    assert first == "status=137" and then == "status=1", \
-        two.file("stopkill.err")
-    assert 1 <= int(tries.split("=")[1]) <= 30
+    err = two.file("stopkill.err")
+    assert two.file("stopkill.out") == "status=137\nstatus=1\n", err
+    assert err.startswith("stopkill: killed while sample_stop() slept in "), \
+        err
     s = session(two, "kill")
     assert s.stats is not None
     assert s.stats["write_errors"] == 0 and s.stats["first_write_error"] == 0

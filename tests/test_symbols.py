@@ -1,9 +1,9 @@
 """parse's symbolization in the VM: ELF symbols of the guest's programs and
 libraries, kernel symbols from the saved kallsyms, and agreement with perf.
 
-One boot (release kernel, 1 vCPU, -icount so that timer interrupts land
-at any instruction and code translation is not charged to the guest,
-perf in the guest). The guest runs:
+A part of the boot release-1cpu-a (release kernel, 1 vCPU, -icount so
+that timer interrupts land at any instruction and code translation is not
+charged to the guest, perf in the guest; boots.BOOTS). The guest runs:
 
 - the four test programs of tests/progs in one session: hotstatic (a
   static binary), hotpie (a PIE whose hot function is in the executable),
@@ -37,7 +37,8 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, HOST_BIN, boot_scenarios, scenario_ok
+from boots import boot_fixture
+from conftest import BUILD, HOST_BIN, Shared, scenario_ok
 import sleepyread
 
 pytestmark = pytest.mark.vm
@@ -111,10 +112,8 @@ def guest_script():
                          bench_perf=perf, files=" ".join(GUEST_FILES))
 
 
-@pytest.fixture(scope="module")
-def vm(tmp_path_factory):
-    return boot_scenarios(guest_script(), tmp_path_factory.mktemp("symbols"),
-                          smp=1, icount=True, timeout=900, extra=("--perf",))
+SCENARIOS = {"release-1cpu-a": guest_script()}
+vm = boot_fixture("release-1cpu-a", Shared)
 
 
 def parse(*args):
