@@ -53,15 +53,21 @@ mark_applied() {
 	echo "$(series_hash) $(git_tree rev-parse HEAD)" >"$TREE/.git/sleepy-applied"
 }
 
+# apply_series: the series onto HEAD with one git am -3 (one run is twice
+# as fast as a run a patch: the tree's index is read once).
 apply_series() {
-	local p n=0
+	local p next
+	local -a patches=()
 	while read -r p; do
 		case "$p" in '' | '#'*) continue ;; esac
-		git_tree am -3 -q "$PATCHES/$p" ||
-			die "patch $p does not apply (git am -3); see $TREE"
-		n=$((n + 1))
+		patches+=("$PATCHES/$p")
 	done <"$PATCHES/series"
-	echo "applied $n patches from linux-patches/series"
+	if ! git_tree am -3 -q "${patches[@]}" >/dev/null; then
+		next=$(cat "$TREE/.git/rebase-apply/next" 2>/dev/null || echo 1)
+		die "patch ${patches[$((next - 1))]##*/} does not apply" \
+			"(git am -3); see $TREE"
+	fi
+	echo "applied ${#patches[@]} patches from linux-patches/series"
 	mark_applied
 }
 
@@ -79,7 +85,9 @@ extract_tree() {
 	sed -i -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$TREE/.gitignore"
 	sed -i '${/^#$/d}' "$TREE/.gitignore"
 	git -C "$TREE" init -q -b sleepy
-	git_tree add -A
+	# Uncompressed objects: 19 s instead of 32 here, 1.4 GB instead of
+	# 0.5 (git gc compresses them, if the disk matters more).
+	git_tree -c core.looseCompression=0 add -A
 	git_tree commit -q -m "Debian $SRC_PKG $(debian_version), pristine"
 	git_tree tag -f pristine >/dev/null
 	debian_version >"$TREE/.git/sleepy-debver"
