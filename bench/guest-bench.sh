@@ -46,14 +46,14 @@ for b in $benches; do
 			rm -f /var/log/samples /tmp/perf.data
 			case $c in
 			control)
-				line=$($b $arg) || exit 1
+				line=$($b ${arg:+"$arg"}) || exit 1
 				result "bench=$b config=$c run=$i $line"
 				;;
 			sampling|backup|callchain)
-				flag=; [ $c = sampling ] && flag=--no-write
-				[ $c = callchain ] && flag=--callchain
+				flag=; [ "$c" = sampling ] && flag=--no-write
+				[ "$c" = callchain ] && flag=--callchain
 				sample_start -o /var/log/samples $flag || exit 1
-				line=$($b $arg) || exit 1
+				line=$($b ${arg:+"$arg"}) || exit 1
 				sample_stop --json > /tmp/stats.json || exit 1
 				result "bench=$b config=$c run=$i $line" \
 					"samples=$(num samples_taken /tmp/stats.json)" \
@@ -64,9 +64,9 @@ for b in $benches; do
 					"irq_ns_max=$(num irq_ns_max /tmp/stats.json)" \
 					"irq_calls=$(num irq_calls /tmp/stats.json)" \
 					"hwm=$(num buffers_hwm /tmp/stats.json)"
-				[ $c = backup ] && [ $i = 1 ] &&
+				[ "$c" = backup ] && [ $i = 1 ] &&
 					cp /var/log/samples "$out/$b.samples"
-				[ $c = callchain ] && [ $i = 1 ] &&
+				[ "$c" = callchain ] && [ $i = 1 ] &&
 					cp /var/log/samples "$out/$b.callchain.samples"
 				;;
 			perf*)

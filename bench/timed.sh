@@ -1,3 +1,5 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # dir, out and runs: set by the sourcing script
 # timed.sh: shared by bench/parse_speed.sh and bench/parse_vs_perf.sh,
 # which source it after setting $dir (scratch files), $out (the figures
 # file) and $runs.
@@ -9,9 +11,9 @@
 say() { echo "$*" | tee -a "$out"; }
 
 timed() {
-	local label=$1 n=$2 i t rss best="" maxrss=0 all=""
+	local label=$1 n=$2 t rss best="" maxrss=0 all=""
 	shift 2
-	for i in $(seq "$runs"); do
+	for _ in $(seq "$runs"); do
 		/usr/bin/time -f "%e %M" -o "$dir/time.out" "$@" >/dev/null 2>"$dir/stderr.out" ||
 			{ cat "$dir/stderr.out" >&2; die "failed: $*"; }
 		read -r t rss <"$dir/time.out"
