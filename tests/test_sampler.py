@@ -229,7 +229,8 @@ in_call $reader $NR_openat || exit 20
 start fifo /tmp/u/fifo; sample_stop > /dev/null 2>&1
 read -r nr rest < /proc/$reader/syscall
 [ "$nr" = $NR_openat ] && echo reader-waiting >> $S/priv-fifo.out
-echo bye > /tmp/u/fifo; wait $reader
+# Read-write: an open that never blocks, even if the reader is gone.
+echo bye 1<>/tmp/u/fifo; wait $reader
 (umask 022; echo old > /tmp/open644)
 start 644 /tmp/open644; sample_stop > /dev/null 2>&1; ls -l /tmp/open644 >> $S/priv-644.out
 (umask 077; head -c 100000 /dev/zero > /tmp/own.samples)
@@ -279,7 +280,10 @@ sample_start -o /var/log/wedge.samples > $S/wedge-start.out 2>&1 & starter=$!
 in_call $starter $NR_sample_start scan && echo start-waits-in-scan > $S/wedge.out
 kill -9 $starter; wait $starter; echo "start-status=$?" >> $S/wedge.out
 sample_stop > /dev/null 2>> $S/wedge.out; echo "status=$?" >> $S/wedge.out
-kill -0 $holder 2>/dev/null && echo holder-still-holding >> $S/wedge.out
+# Still asleep in its msleep() with the lock (D), not a zombie that
+# kill -0 would also find.
+grep -q '^State:[[:space:]]*D' /proc/$holder/status &&
+  echo holder-still-holding >> $S/wedge.out
 wait $holder; rmmod sleepy_splat_test
 EOF
 
