@@ -41,6 +41,8 @@ Subcommands (default: all):
                       git am -3, configure from linux-patches/config/, build
                       bzImage and modules with ccache (-sleepy / -sleepy-debug)
   patches             export the build tree's commits to linux-patches/
+  uapi                the patched kernel tree's uapi headers and system call
+                      table in build/uapi (for tools built by hand; no kernel)
   user                build syscalls-user/, parse/ and bench/
   initramfs [--debug] busybox userland with our tools and the kernel's modules
   vm [OPTIONS] [-- CMD [ARG...]]
@@ -160,6 +162,12 @@ cmd_initramfs() {
 	build "initramfs-$f"
 }
 
+cmd_uapi() {
+	[ $# = 0 ] || usage_error "uapi: takes no options"
+	ensure_deps
+	build uapi
+}
+
 cmd_user() {
 	[ $# = 0 ] || usage_error "user: takes no options"
 	ensure_deps
@@ -254,6 +262,7 @@ main() {
 	deps) [ $# = 0 ] || usage_error "deps: takes no options"; cmd_deps ;;
 	kernel) cmd_kernel "$@" ;;
 	patches) cmd_patches "$@" ;;
+	uapi) cmd_uapi "$@" ;;
 	user) cmd_user "$@" ;;
 	initramfs) cmd_initramfs "$@" ;;
 	vm) cmd_vm "$@" ;;

@@ -31,8 +31,8 @@ def series():
 def test_help_lists_every_subcommand():
     r = build_sh("--help")
     assert r.returncode == 0
-    for sub in ("all", "deps", "kernel", "patches", "user", "initramfs",
-                "vm", "test", "demo", "bench", "clean"):
+    for sub in ("all", "deps", "kernel", "patches", "uapi", "user",
+                "initramfs", "vm", "test", "demo", "bench", "clean"):
         assert re.search(rf"^  {sub}\b", r.stdout, re.M), sub
 
 
