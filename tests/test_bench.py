@@ -114,7 +114,7 @@ def test_bad_arguments(guest, arg):
 
 
 @pytest.mark.vm
-@pytest.mark.minutes(2)
+@pytest.mark.minutes(0.3)
 def test_demo_profiles_the_three_benchmarks():
     # The demo's boot runs under -icount: it may share the machine.
     with boots.machine_slot(BUILD, alone=False):
@@ -167,7 +167,7 @@ def test_demo_profiles_the_three_benchmarks():
 
 
 @pytest.mark.vm
-@pytest.mark.minutes(4)
+@pytest.mark.minutes(0.5)
 def test_bench_quick_runs_every_configuration_and_its_checks(tmp_path):
     with boots.machine_slot(BUILD, alone=False):
         r = build_sh("bench", "--quick", "--runs", "1", "--out",
