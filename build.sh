@@ -132,7 +132,9 @@ build() {
 			"waiting for it to finish" >&2
 		flock 9
 	fi
-	make --no-print-directory -f "$TOP/Makefile" "$@" || {
+	# make and its children do not get the lock's descriptor: a process
+	# that outlived make (git's background gc did) would hold the lock.
+	make --no-print-directory -f "$TOP/Makefile" "$@" 9>&- || {
 		exec 9>&-
 		die "make $* failed"
 	}
