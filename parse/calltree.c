@@ -201,16 +201,17 @@ static int rule_at(const struct stack_source *src, uint32_t appid,
 
 /*
  * The user frames u[0..n) (return addresses; with sp_ret the first is the
- * stack top's word) of a stack whose innermost user address is ip, into
- * out: each frame is the caller only if the frame inside it was set up on
- * rbp at that point (the unwind information says), and the word at the
- * stack pointer only if the function at ip had pushed nothing. The first
- * frame that cannot be vouched for ends them, with a 0 (unknown callers)
- * unless the stack is complete. How many went into out, or -1.
+ * stack top's word) that frame pointers found, of a stack whose innermost
+ * user address is ip, into out: each frame is the caller only if the
+ * frame inside it was set up on rbp at that point (the unwind information
+ * says), and the word at the stack pointer only if the function at ip had
+ * pushed nothing. The first frame that cannot be vouched for ends them,
+ * with a 0 (unknown callers) unless the stack is complete. How many went
+ * into out, or -1.
  */
-static int user_addrs(const struct stack_source *src, uint32_t appid,
-		      uint64_t ip, const uint64_t *u, size_t n, uint8_t flags,
-		      uint64_t *out)
+static int fp_addrs(const struct stack_source *src, uint32_t appid,
+		    uint64_t ip, const uint64_t *u, size_t n, uint8_t flags,
+		    uint64_t *out)
 {
 	const bool sp_ret = flags & SLEEPY_CHAIN_F_SP_RET;
 	size_t k = 0, i = sp_ret ? 1 : 0;
@@ -237,6 +238,34 @@ static int user_addrs(const struct stack_source *src, uint32_t appid,
 	return (int)k;
 }
 
+/*
+ * The user frames u[0..n) of a stack whose innermost user address is ip,
+ * into out: the first nt, which the kernel found by unwind tables, each
+ * the caller of the frame before it; the rest as fp_addrs() vouches for
+ * them. A stack that tables walked to its end is complete unless the walk
+ * was cut. How many went into out, or -1.
+ */
+static int user_addrs(const struct stack_source *src, uint32_t appid,
+		      uint64_t ip, const uint64_t *u, size_t n, uint8_t flags,
+		      size_t nt, uint64_t *out)
+{
+	size_t k;
+	int m;
+
+	if ((flags & SLEEPY_CHAIN_F_SP_RET) || !nt || nt > n)
+		return fp_addrs(src, appid, ip, u, n, flags, out);
+	for (k = 0; k < nt; k++)
+		out[k] = u[k] - 1;
+	if (nt == n) {
+		if (flags & (SLEEPY_CHAIN_F_USER_CUT | SLEEPY_CHAIN_F_TRUNCATED))
+			out[k++] = 0;
+		return (int)k;
+	}
+	m = fp_addrs(src, appid, u[nt - 1] - 1, u + nt, n - nt, flags,
+		     out + nt);
+	return m < 0 ? -1 : (int)nt + m;
+}
+
 int stack_addrs(const struct stack_source *src, const struct count_entry *e,
 		uint64_t *out)
 {
@@ -260,7 +289,7 @@ int stack_addrs(const struct stack_source *src, const struct count_entry *e,
 		nu--;
 	}
 	k = kernel_ip && n == 1 + (size_t)c->nr_kernel ? 0 :
-	    user_addrs(src, appid, ip, u, nu, c->flags, out + n);
+	    user_addrs(src, appid, ip, u, nu, c->flags, c->nr_table, out + n);
 	return k < 0 ? -1 : (int)n + k;
 }
 

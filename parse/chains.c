@@ -20,7 +20,8 @@ static uint64_t mix(uint64_t h)
 
 static uint64_t chain_hash(const struct chain *c, const uint64_t *frames)
 {
-	uint64_t h = mix((uint64_t)c->nr_kernel << 16 | c->nr_user << 8 |
+	uint64_t h = mix((uint64_t)c->nr_table << 24 |
+			 (uint64_t)c->nr_kernel << 16 | c->nr_user << 8 |
 			 c->flags);
 
 	for (size_t i = 0; i < (size_t)c->nr_kernel + c->nr_user; i++)
@@ -39,7 +40,7 @@ static int same(const struct chain_table *t, uint32_t id,
 	const struct chain *o = &t->v[id];
 
 	return o->nr_kernel == c->nr_kernel && o->nr_user == c->nr_user &&
-	       o->flags == c->flags &&
+	       o->flags == c->flags && o->nr_table == c->nr_table &&
 	       !memcmp(t->frames + o->off, frames,
 		       nr_frames(c) * sizeof(*frames));
 }
@@ -153,7 +154,7 @@ int chains_add(struct chain_table *t, const struct sleepy_chain *rec)
 {
 	struct chain c = {
 		.nr_kernel = rec->nr_kernel, .nr_user = rec->nr_user,
-		.flags = rec->flags,
+		.flags = rec->flags, .nr_table = rec->nr_table,
 	};
 	uint64_t frames[2 * UINT8_MAX], key = (uint64_t)rec->cpu << 32 | rec->id;
 	size_t j;

@@ -21,6 +21,9 @@ struct chain {
 	uint8_t nr_kernel;	/* frames[off...]: kernel callers, */
 	uint8_t nr_user;	/* then user addresses, innermost first */
 	uint8_t flags;		/* SLEEPY_CHAIN_F_* */
+	uint8_t nr_table;	/* user return addresses found by unwind
+				 * tables, the first ones (version 6)
+				 */
 };
 
 struct chain_ref;

@@ -29,7 +29,9 @@ _Static_assert(BUF_SIZE > UINT16_MAX && BUF_SIZE > SLEEPY_MAX_HEADER_SIZE,
 	       "a record or the header must fit the buffer");
 _Static_assert(sizeof(struct sleepy_file_header) == 180, "header layout");
 _Static_assert(SLEEPY_SAMPLE_SIZE == 36 && SLEEPY_APPID_SIZE == 36 &&
-	       SLEEPY_MMAP_SIZE == 68 && SLEEPY_CPU_STATS_SIZE == 172 &&
+	       SLEEPY_MMAP_SIZE == 68 && SLEEPY_CPU_STATS_SIZE == 204 &&
+	       offsetof(struct sleepy_rec_cpu_stats, unwind_frames) ==
+	       SLEEPY_CPU_STATS_V4_SIZE &&
 	       SLEEPY_CHAIN_SIZE == 16 && SLEEPY_STATS_HEAD == 8 &&
 	       SLEEPY_OFFCPU_SIZE == 38 && SLEEPY_LSTACK_HEAD == 2 &&
 	       SLEEPY_LSTACK_FRAME == 16 &&
@@ -561,7 +563,8 @@ size_t sleepy_stats_min(uint32_t version)
 size_t sleepy_cpu_stats_min(uint32_t version)
 {
 	return version < 3 ? SLEEPY_CPU_STATS_V2_SIZE :
-	       version == 3 ? SLEEPY_CPU_STATS_V3_SIZE : SLEEPY_CPU_STATS_SIZE;
+	       version == 3 ? SLEEPY_CPU_STATS_V3_SIZE :
+	       version < 6 ? SLEEPY_CPU_STATS_V4_SIZE : SLEEPY_CPU_STATS_SIZE;
 }
 
 /* Check a record (wholly in the buffer at p); unknown types pass. */
@@ -698,7 +701,9 @@ _Static_assert(sizeof(struct sleepy_cpu_stats) ==
 	       offsetof(struct sleepy_cpu_stats, lstack_samples) ==
 	       CPU_STATS_AT(lstack_samples) &&
 	       offsetof(struct sleepy_cpu_stats, offcpu_dropped) ==
-	       CPU_STATS_AT(offcpu_dropped), "cpu stats layout");
+	       CPU_STATS_AT(offcpu_dropped) &&
+	       offsetof(struct sleepy_cpu_stats, unwind_fallbacks) ==
+	       CPU_STATS_AT(unwind_fallbacks), "cpu stats layout");
 
 /* An earlier version's record's fields past its own are 0. */
 void sleepy_get_cpu_stats(const struct sleepy_record *rec,
@@ -721,6 +726,7 @@ void sleepy_get_chain(const struct sleepy_record *rec, struct sleepy_chain *c)
 	c->nr_user = raw.nr_user;
 	c->id = raw.id;
 	c->flags = raw.flags;
+	c->nr_table = raw.nr_table;	/* reserved, 0, before version 6 */
 	c->frames = rec->data + sizeof(raw);
 }
 

@@ -50,7 +50,8 @@
 #define SLEEPY_MMAP_SIZE	sizeof(struct sleepy_rec_mmap)	/* 68 */
 #define SLEEPY_CPU_STATS_V2_SIZE	68	/* version 2's CPU_STATS */
 #define SLEEPY_CPU_STATS_V3_SIZE	116	/* version 3's */
-/* 172 bytes: version 4's */
+#define SLEEPY_CPU_STATS_V4_SIZE	172	/* versions 4 and 5 */
+/* 204 bytes: version 6's */
 #define SLEEPY_CPU_STATS_SIZE	sizeof(struct sleepy_rec_cpu_stats)
 #define SLEEPY_CHAIN_SIZE	sizeof(struct sleepy_rec_chain)	/* 16 */
 /* A logical stack part's head (nr, flags) and one of its frames. */
@@ -193,6 +194,7 @@ struct sleepy_chain {
 	uint8_t nr_user;
 	uint32_t id;
 	uint8_t flags;		/* SLEEPY_CHAIN_F_* */
+	uint8_t nr_table;	/* version 6; 0 before */
 	const unsigned char *frames;	/* nr_kernel + nr_user __u64s */
 };
 
@@ -329,6 +331,10 @@ struct sleepy_cpu_stats {
 	uint64_t lstack_truncated;
 	uint64_t offcpu_records;
 	uint64_t offcpu_dropped;
+	/* version 6; 0 in earlier files */
+	uint64_t unwind_frames;
+	uint64_t unwind_fp_frames;
+	uint64_t unwind_fallbacks[2];
 };
 
 /* A SYSCALL record (version 5): a call during which its task was sampled. */

@@ -233,6 +233,10 @@ static int on_cpu_stats(struct pass *p, const struct sleepy_record *rec)
 	t->lstack_truncated += c->lstack_truncated;
 	t->offcpu_records += c->offcpu_records;
 	t->offcpu_dropped += c->offcpu_dropped;
+	t->unwind_frames += c->unwind_frames;
+	t->unwind_fp_frames += c->unwind_fp_frames;
+	for (size_t i = 0; i < 2; i++)
+		t->unwind_fallbacks[i] += c->unwind_fallbacks[i];
 	return 0;
 }
 
@@ -363,6 +367,13 @@ static void cpu_stats_warnings(const char *file, const struct session *s)
 		  st->lstack_truncated },
 		{ "offcpu_records", t->offcpu_records, st->offcpu_records },
 		{ "offcpu_dropped", t->offcpu_dropped, st->offcpu_dropped },
+		{ "unwind_frames", t->unwind_frames, st->unwind_frames },
+		{ "unwind_fp_frames", t->unwind_fp_frames,
+		  st->unwind_fp_frames },
+		{ "unwind_fallback_no_table", t->unwind_fallbacks[0],
+		  st->unwind_fallbacks[0] },
+		{ "unwind_fallback_marked", t->unwind_fallbacks[1],
+		  st->unwind_fallbacks[1] },
 	};
 
 	if (!s->have_stats || s->hdr->version < 2)

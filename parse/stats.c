@@ -17,6 +17,15 @@
 	STOP(type, user_stop_not_present, SLEEPY_USER_STOP_NOT_PRESENT), \
 	STOP(type, user_stop_unmapped, SLEEPY_USER_STOP_UNMAPPED), \
 	STOP(type, user_stop_not_up, SLEEPY_USER_STOP_NOT_UP)
+/* The unwind tables' walks (version 6), in both structs. */
+#define FALLBACK(type, name, i) \
+	{ #name, offsetof(type, unwind_fallbacks) + (i) * sizeof(uint64_t), \
+	  sizeof(uint64_t), false }
+#define UNWIND(type, F) \
+	F(unwind_frames), F(unwind_fp_frames), \
+	FALLBACK(type, unwind_fallback_no_table, \
+		 SLEEPY_UNWIND_FALLBACK_NO_TABLE), \
+	FALLBACK(type, unwind_fallback_marked, SLEEPY_UNWIND_FALLBACK_MARKED)
 /* The logical stacks' figures (version 4), in both structs. */
 #define LSTACKS(F) \
 	F(lstack_samples), F(lstack_retries), F(lstack_torn), \
@@ -33,7 +42,10 @@ static const struct stat_field session_v[] = {
 	S(chains_truncated), STOPS(struct sample_stats), LSTACKS(S),
 	S(syscalls_counted), S(syscalls_lost), S(syscall_restarts),
 	S(syscall_records), S(syscall_records_dropped), S(latency_segments),
-	S(latency_records_dropped),
+	S(latency_records_dropped), UNWIND(struct sample_stats, S),
+	S(unwind_tables), S(unwind_refused), S(unwind_files),
+	S(unwind_ranges_dropped), S(unwind_mem_hwm), S(unwind_wait_ns),
+	S(unwind_waits), S(unwind_wait_timeouts),
 };
 
 static const struct stat_field cpu_v[] = {
@@ -41,6 +53,7 @@ static const struct stat_field cpu_v[] = {
 	C(dropped_no_appid), C(skipped_not_user), C(irq_ns_total),
 	C(irq_ns_max), C(irq_calls), C(chains_defined), C(chains_truncated),
 	STOPS(struct sleepy_cpu_stats), LSTACKS(C),
+	UNWIND(struct sleepy_cpu_stats, C),
 };
 
 const struct stat_table session_stat_fields = {

@@ -117,6 +117,35 @@ static void header_lines(FILE *out, const struct session *s)
 	fputc('\n', out);
 }
 
+/*
+ * A session with unwind tables: frames by table and by frame pointer, the
+ * walks that reached code without a table (or with a marked row), and
+ * what the tables took.
+ */
+static void unwind_lines(FILE *out, const struct sample_stats *st,
+			 uint32_t flags)
+{
+	if (!(flags & SAMPLE_F_UNWIND))
+		return;
+	fprintf(out, "%-*s%" PRIu64 " frames by table, %" PRIu64 " by frame "
+		"pointer; walks that used frame pointers: no table %" PRIu64
+		", marked row %" PRIu64 "\n", HEAD_W, "unwind",
+		(uint64_t)st->unwind_frames, (uint64_t)st->unwind_fp_frames,
+		(uint64_t)st->unwind_fallbacks[SLEEPY_UNWIND_FALLBACK_NO_TABLE],
+		(uint64_t)st->unwind_fallbacks[SLEEPY_UNWIND_FALLBACK_MARKED]);
+	fprintf(out, "%-*s%" PRIu32 " loaded for %" PRIu32 " files, %" PRIu32
+		" refused, %" PRIu32 " ranges left out, %" PRIu64 " KiB at "
+		"most\n", HEAD_W, "unwind tables", (uint32_t)st->unwind_tables,
+		(uint32_t)st->unwind_files, (uint32_t)st->unwind_refused,
+		(uint32_t)st->unwind_ranges_dropped,
+		(uint64_t)st->unwind_mem_hwm >> 10);
+	if (st->unwind_waits)
+		fprintf(out, "%-*s%" PRIu32 " waits for tables, %.3f s in all, "
+			"%" PRIu32 " timed out\n", HEAD_W, "unwind waits",
+			(uint32_t)st->unwind_waits, st->unwind_wait_ns / 1e9,
+			(uint32_t)st->unwind_wait_timeouts);
+}
+
 /* A session with call chains: what was cut, and why; what was lost. */
 static void chain_lines(FILE *out, const struct session *s)
 {
@@ -139,6 +168,7 @@ static void chain_lines(FILE *out, const struct session *s)
 		fprintf(out, "%-*s%" PRIu64 " samples' CHAIN records are "
 			"missing: those show their IP only\n", HEAD_W,
 			"chains lost", s->chains_lost);
+	unwind_lines(out, st, s->hdr->flags);
 }
 
 /* A session with logical stacks: the samples with one, the stacks left
