@@ -56,4 +56,21 @@ static inline int sleepy_sample_stop(struct sample_stats *stats)
 			    stats ? sizeof(*stats) : (size_t)0);
 }
 
+/*
+ * sleepy_unwind(2)'s WAIT: the files the session wants tables for, as
+ * struct sleepy_unwind_want records into buf; the bytes filled, 0 once
+ * the session ended, or -1 with errno.
+ */
+static inline long sleepy_unwind_wait(void *buf, size_t size)
+{
+	return syscall(__NR_sleepy_unwind, SLEEPY_UNWIND_WAIT, -1, buf, size);
+}
+
+/* sleepy_unwind(2)'s LOAD: table (size bytes) for fd's file (-1: vDSO). */
+static inline int sleepy_unwind_load(int fd, void *table, size_t size)
+{
+	return (int)syscall(__NR_sleepy_unwind, SLEEPY_UNWIND_LOAD, fd, table,
+			    size);
+}
+
 #endif /* SLEEPY_LIBSLEEPY_H */

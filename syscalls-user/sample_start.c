@@ -27,6 +27,7 @@
 #include "session_stats.h"
 #include "private_file.h"
 #include "perf_maps.h"
+#include "unwind_serve.h"
 #define DEFAULT_PATH "/var/log/samples"
 
 static const char usage_text[] =
@@ -34,7 +35,8 @@ static const char usage_text[] =
 	"                    [--max-appids K] [--max-size BYTES] [--user-only]\n"
 	"                    [--no-write] [--callchain[=DEPTH]] [--lstack]\n"
 	"                    [--latency] [--latency-interval S]\n"
-	"                    [--latency-slots N]\n"
+	"                    [--latency-slots N] [--no-unwind]\n"
+	"                    [--no-unwind-wait] [--max-unwind-mem BYTES]\n"
 	"                    [-- CMD [ARG...]]\n"
 	"\n"
 	"Start a sleepy sampling session: from now on every timer tick on every\n"
@@ -71,9 +73,23 @@ static const char usage_text[] =
 	"  --no-write         take samples but write none (overhead baseline)\n"
 	"  --callchain[=DEPTH]\n"
 	"                     record each sample's call chain: the kernel's\n"
-	"                     (through the kernel's unwinder) and the user's\n"
-	"                     (by its frame pointers), at most DEPTH frames\n"
-	"                     with the sampled IP (1..%u; default %u)\n"
+	"                     (through the kernel's unwinder) and the user's,\n"
+	"                     at most DEPTH frames with the sampled IP (1..%u;\n"
+	"                     default %u). User frames are walked by unwind\n"
+	"                     tables made from each mapped file's .eh_frame\n"
+	"                     by a helper that runs until the session stops\n"
+	"                     (see sleepy_unwind), and by frame pointers where\n"
+	"                     a file has none. A program that maps a file the\n"
+	"                     helper has not served yet waits for it (%u s at\n"
+	"                     most), so that its stacks are whole from its\n"
+	"                     first instruction\n"
+	"  --no-unwind        with --callchain: frame pointers only, no helper\n"
+	"  --no-unwind-wait   with --callchain: programs do not wait for their\n"
+	"                     tables: their first samples may have none\n"
+	"  --max-unwind-mem BYTES\n"
+	"                     the most memory the unwind tables and maps may\n"
+	"                     take in the kernel (suffix K, M or G; default\n"
+	"                     64M): tables past it are refused and counted\n"
 	"  --lstack           record the logical stack of each thread that\n"
 	"                     registered one (libsleepy_lstack) with its\n"
 	"                     samples, up to %u frames, and the time such a\n"
@@ -109,7 +125,7 @@ static void usage(void)
 	       SAMPLE_MIN_APPIDS, SAMPLE_MAX_APPIDS, SAMPLE_DEFAULT_MAX_APPIDS,
 	       SAMPLE_MIN_MAX_SIZE >> 10, SAMPLE_MIN_MAX_SIZE >> 11,
 	       SAMPLE_MAX_CALLCHAIN_DEPTH, SAMPLE_DEFAULT_CALLCHAIN_DEPTH,
-	       SLEEPY_LSTACK_SAMPLE_FRAMES,
+	       SAMPLE_UNWIND_WAIT_MS / 1000, SLEEPY_LSTACK_SAMPLE_FRAMES,
 	       SAMPLE_MIN_LATENCY_INTERVAL_MS / 1000.0,
 	       SAMPLE_MAX_LATENCY_INTERVAL_MS / 1000,
 	       SAMPLE_MIN_LATENCY_SLOTS, SAMPLE_MAX_LATENCY_SLOTS,
@@ -323,6 +339,19 @@ static __u64 max_size_arg(const char *val)
 		    PRIu64 " bytes on %u CPUs (the file header and statistics "
 		    "records, plus %u)", v, need, cpus,
 		    SAMPLE_MIN_MAX_SIZE / 2);
+	return v;
+}
+
+/* --max-unwind-mem BYTES: within the kernel's bounds. */
+static __u64 unwind_mem_arg(const char *val)
+{
+	uint64_t v;
+
+	if (parse_number(val, 1, UINT64_MAX, &v))
+		die(2, "--max-unwind-mem: invalid number '%s'", val);
+	if (v < SAMPLE_MIN_UNWIND_MEM || v > SAMPLE_MAX_UNWIND_MEM)
+		die(2, "--max-unwind-mem: %" PRIu64 " is outside %lluK..%lluM",
+		    v, SAMPLE_MIN_UNWIND_MEM >> 10, SAMPLE_MAX_UNWIND_MEM >> 20);
 	return v;
 }
 
@@ -549,6 +578,41 @@ static void stop_and_die(const char *what, int err)
 	die(1, "%s: %s (the session is stopped)", what, strerror(err));
 }
 
+/* The unwind helper's pid, 0 if none runs. */
+static pid_t helper;
+
+/*
+ * With SAMPLE_F_UNWIND: start the helper that feeds the session's unwind
+ * tables until it stops, in a session of its own (Ctrl-C is the
+ * command's). Without a command it outlives sample_start, and writes
+ * nothing: the session's statistics count what it did not load.
+ */
+static void start_helper(const struct sample_config *cfg, int quiet)
+{
+	char buf[4096];
+	int null;
+
+	if (!(cfg->flags & SAMPLE_F_UNWIND))
+		return;
+	fflush(NULL);
+	helper = fork();
+	if (helper < 0)
+		stop_and_die("starting the unwind helper", errno);
+	if (helper)
+		return;
+	setsid();
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		if (quiet)
+			dup2(null, STDERR_FILENO);
+	}
+	uw_serve(uw_cache_dir(buf, sizeof(buf)), stderr,
+		 &(struct uw_serve_counts){ 0 });
+	_exit(0);
+}
+
 /*
  * -- CMD: run cmd in the running session, wait for it, stop the session and
  * print its statistics on standard error. Returns the exit status (see
@@ -579,6 +643,9 @@ static int run_command(const char *path, char **cmd)
 	sleepy_stats_init(&stats);
 	if (sleepy_sample_stop(&stats))
 		die(1, "stopping the session: %s", strerror(errno));
+	/* The stop ended the helper's wait: it exits. */
+	while (helper > 0 && waitpid(helper, NULL, 0) < 0 && errno == EINTR)
+		;
 	free(take_session_note());
 	copy_session_side_files(path);
 	sum = print_stats(stderr, &stats, false);
@@ -615,6 +682,7 @@ int main(int argc, char **argv)
 	const char *v;
 	__u32 buffers, size;
 	char **cmd = NULL;
+	int unwind = 1, unwind_wait = 1;
 
 	sleepy_config_init(&cfg);
 
@@ -656,6 +724,13 @@ int main(int argc, char **argv)
 			cfg.flags |= SAMPLE_F_NO_WRITE;
 		} else if (!strcmp(a, "--lstack")) {
 			cfg.flags |= SAMPLE_F_LSTACK;
+		} else if (!strcmp(a, "--no-unwind")) {
+			unwind = 0;
+		} else if (!strcmp(a, "--no-unwind-wait")) {
+			unwind_wait = 0;
+		} else if ((v = option_value(argc, argv, &i,
+					     "--max-unwind-mem"))) {
+			cfg.max_unwind_mem = unwind_mem_arg(v);
 		} else if (latency_arg(argc, argv, &i, &cfg) ||
 			   callchain_arg(a, &cfg)) {
 			continue;
@@ -672,10 +747,17 @@ int main(int argc, char **argv)
 		    " bytes is over the per-CPU limit of %u MiB", buffers,
 		    size, SAMPLE_MAX_POOL_BYTES >> 20);
 	check_record_room(&cfg, size);
+	if ((cfg.flags & SAMPLE_F_CALLCHAIN) && unwind)
+		cfg.flags |= SAMPLE_F_UNWIND |
+			     (unwind_wait ? SAMPLE_F_UNWIND_WAIT : 0);
+	else if (cfg.max_unwind_mem)
+		die(2, "--max-unwind-mem: needs --callchain, without "
+		    "--no-unwind");
 
 	if (sleepy_sample_start(path, &cfg) == 0) {
 		save_kallsyms(path);
 		note_session(path);
+		start_helper(&cfg, !cmd);
 		return cmd ? run_command(path, cmd) : 0;
 	}
 

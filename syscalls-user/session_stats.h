@@ -101,6 +101,29 @@ static void print_chain_rows(const struct sample_stats *s)
 			s->samples_taken);
 }
 
+/* A session with unwind tables: frames by how, fallbacks, the tables. */
+static void print_unwind_rows(const struct sample_stats *s)
+{
+	if (!s->unwind_files && !s->unwind_tables && !s->unwind_frames)
+		return;
+	row("user frames by table", s->unwind_frames);
+	row("user frames by frame pointer", s->unwind_fp_frames);
+	row_pct("walks past code with no table",
+		s->unwind_fallbacks[SLEEPY_UNWIND_FALLBACK_NO_TABLE],
+		s->samples_taken);
+	row_pct("walks past a marked row",
+		s->unwind_fallbacks[SLEEPY_UNWIND_FALLBACK_MARKED],
+		s->samples_taken);
+	row("files that wanted a table", s->unwind_files);
+	row("unwind tables loaded", s->unwind_tables);
+	row("unwind tables refused", s->unwind_refused);
+	row("ranges left out (memory)", s->unwind_ranges_dropped);
+	row("unwind memory, most bytes", s->unwind_mem_hwm);
+	row("waits for tables", s->unwind_waits);
+	row("waits for tables, ms", s->unwind_wait_ns / 1000000);
+	row("waits timed out", s->unwind_wait_timeouts);
+}
+
 /* A session with logical stacks: what the tick copied, and the waits. */
 static void print_lstack_rows(const struct sample_stats *s)
 {
@@ -195,6 +218,7 @@ static void print_table(const struct sample_stats *s,
 	sout("  %-*s %*" PRIu32 "  on the busiest CPU\n", LABEL_W,
 	     "buffers in use: high mark", num_w, s->buffers_hwm);
 	print_chain_rows(s);
+	print_unwind_rows(s);
 	print_lstack_rows(s);
 	print_latency_rows(s);
 
@@ -292,6 +316,20 @@ static void print_json(const struct sample_stats *s,
 	U64(syscall_records_dropped);
 	U64(latency_segments);
 	U64(latency_records_dropped);
+	U64(unwind_frames);
+	U64(unwind_fp_frames);
+	sout("  \"unwind_fallback_no_table\": %" PRIu64 ",\n",
+	     (uint64_t)s->unwind_fallbacks[SLEEPY_UNWIND_FALLBACK_NO_TABLE]);
+	sout("  \"unwind_fallback_marked\": %" PRIu64 ",\n",
+	     (uint64_t)s->unwind_fallbacks[SLEEPY_UNWIND_FALLBACK_MARKED]);
+	U64(unwind_tables);
+	U64(unwind_refused);
+	U64(unwind_files);
+	U64(unwind_ranges_dropped);
+	U64(unwind_mem_hwm);
+	U64(unwind_wait_ns);
+	U64(unwind_waits);
+	U64(unwind_wait_timeouts);
 	if (sum->overflow)
 		sout("  \"accounted\": null,\n");
 	else
