@@ -43,7 +43,7 @@ import struct
 import sys
 
 MAGIC = b"SLEEPY\r\n"
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 
 REC_SAMPLE, REC_APPID, REC_MMAP, REC_STATS, REC_CPU_STATS = 1, 2, 3, 4, 5
 REC_CHAIN, REC_OFFCPU = 6, 7
@@ -61,6 +61,7 @@ KCTX_EXCEPTION, KCTX_HARDIRQ, KCTX_SOFTIRQ, KCTX_KTHREAD = \
     0x8000, 0x8001, 0x8002, 0x8003
 # The header's / config's: latency histograms (version 5).
 SAMPLE_F_LATENCY = 0x10
+SAMPLE_F_UNWIND = 0x20
 LAT_BUCKETS = 48
 SYSCALL_F_EXITED, SYSCALL_F_EINTR = 0x1, 0x2
 # header / config flags
@@ -87,8 +88,9 @@ SAMPLE = struct.Struct("<HHBBHIIIQQ")
 SAMPLE_SIZE = SAMPLE.size                           # 36
 SAMPLE_USER_IP_SIZE = SAMPLE_SIZE + 8               # 44
 SAMPLE_CHAIN_SIZE = SAMPLE_SIZE + 4                 # 40
-# struct sleepy_rec_chain: hdr, cpu, nr_kernel, nr_user, id, flags, reserved
-CHAIN = struct.Struct("<HHHBBIB3x")
+# struct sleepy_rec_chain: hdr, cpu, nr_kernel, nr_user, id, flags,
+# nr_table (version 6), reserved
+CHAIN = struct.Struct("<HHHBBIBB2x")
 CHAIN_SIZE = CHAIN.size                             # 16
 # struct sleepy_rec_lstack: nr, flags; then nr frames of (id, arg)
 LSTACK = struct.Struct("<BB")
@@ -133,8 +135,19 @@ LATENCY_STATS = [
     ("latency_records_dropped", "I"),
 ]
 STATS_FIELDS += LATENCY_STATS
+# The unwind tables' figures (version 6): the walks' in both statistics
+# structs, the tables' in struct sample_stats only.
+UNWIND_WALK_STATS = ("unwind_frames", "unwind_fp_frames",
+                     "unwind_fallback_no_table", "unwind_fallback_marked")
+STATS_FIELDS += [(name, "Q") for name in UNWIND_WALK_STATS] + [
+    ("unwind_tables", "I"), ("unwind_refused", "I"), ("unwind_files", "I"),
+    ("unwind_ranges_dropped", "I"), ("unwind_mem_hwm", "Q"),
+    ("unwind_wait_ns", "Q"), ("unwind_waits", "I"),
+    ("unwind_wait_timeouts", "I"),
+]
 SAMPLE_STATS = struct.Struct("<" + "".join(t for _, t in STATS_FIELDS))
-SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 280
+SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 352
+SAMPLE_STATS_SIZE_V5 = 280                          # version 5's kernels
 SAMPLE_STATS_SIZE_VER0 = 120
 SAMPLE_STATS_SIZE_V2 = 128                          # version 2's kernels
 SAMPLE_STATS_SIZE_V3 = 176                          # version 3's kernels
@@ -162,9 +175,11 @@ CPU_STATS_FIELDS = [
     ("irq_calls", "Q"),
     ("chains_defined", "Q"), ("chains_truncated", "Q"),
 ] + [(name, "Q") for name in USER_STOPS] + \
-    [(name, "Q") for name in LSTACK_STATS]
+    [(name, "Q") for name in LSTACK_STATS] + \
+    [(name, "Q") for name in UNWIND_WALK_STATS]
 CPU_STATS = struct.Struct("<HH" + "".join(t for _, t in CPU_STATS_FIELDS))
-CPU_STATS_SIZE = CPU_STATS.size                     # 172
+CPU_STATS_SIZE = CPU_STATS.size                     # 204
+CPU_STATS_SIZE_V4 = 172                             # versions 4 and 5
 CPU_STATS_SIZE_V2 = 68                              # version 2's
 CPU_STATS_SIZE_V3 = 116                             # version 3's
 # Version 1's struct sample_stats (376 bytes): size first, appids after
@@ -244,16 +259,18 @@ def sample(appid, ip, *, mode=MODE_USER, cpu=0, pid=0, tid=0, time_ns=0,
 
 
 def chain_record(cpu, chain_id, *, kernel=(), user=(), flags=0, size=None,
-                 nr_kernel=None, nr_user=None):
+                 nr_kernel=None, nr_user=None, nr_table=0):
     """A CHAIN record (version 3): the callers of a sample's IP, innermost
-    first, kernel frames then user frames. nr_kernel, nr_user and size
-    override the record's fields."""
+    first, kernel frames then user frames; the first nr_table user return
+    addresses found by unwind tables (version 6). nr_kernel, nr_user and
+    size override the record's fields."""
     frames = list(kernel) + list(user)
     n = CHAIN_SIZE + 8 * len(frames)
     return CHAIN.pack(REC_CHAIN, n if size is None else size, cpu,
                       len(kernel) if nr_kernel is None else nr_kernel,
                       len(user) if nr_user is None else nr_user, chain_id,
-                      flags) + struct.pack(f"<{len(frames)}Q", *frames)
+                      flags, nr_table) + \
+        struct.pack(f"<{len(frames)}Q", *frames)
 
 
 def offcpu_record(appid, off_ns, *, cpu=0, state=OFFCPU_SLEEP, pid=0,
@@ -382,13 +399,14 @@ def stats_record(*, version=FORMAT_VERSION, struct_bytes=None,
                           stats_size) + body
 
 
-CPU_STATS_SIZES = {2: CPU_STATS_SIZE_V2, 3: CPU_STATS_SIZE_V3}
+CPU_STATS_SIZES = {2: CPU_STATS_SIZE_V2, 3: CPU_STATS_SIZE_V3,
+                   4: CPU_STATS_SIZE_V4, 5: CPU_STATS_SIZE_V4}
 
 
 def cpu_stats_record(cpu, *, version=FORMAT_VERSION, size=None, **fields):
     """A CPU_STATS record (version 2 on; 68 bytes in version 2, 116 in
-    version 3, 172 from version 4); fields are struct sleepy_rec_cpu_stats
-    members, 0 by default."""
+    version 3, 172 in versions 4 and 5, 204 from version 6); fields are
+    struct sleepy_rec_cpu_stats members, 0 by default."""
     fields["cpu"] = cpu
     n = CPU_STATS_SIZES.get(version, CPU_STATS_SIZE)
     return CPU_STATS.pack(REC_CPU_STATS, n if size is None else size,
@@ -400,7 +418,7 @@ def cpu_stats_record(cpu, *, version=FORMAT_VERSION, size=None, **fields):
 CPU_SUMS = ("samples_taken", "dropped_no_buffer", "dropped_no_appid",
             "skipped_not_user", "irq_ns_total", "irq_calls",
             "chains_defined", "chains_truncated") + USER_STOPS + \
-    LSTACK_STATS
+    LSTACK_STATS + UNWIND_WALK_STATS
 CPU_MAXES = ("buffers_hwm", "irq_ns_max")
 
 

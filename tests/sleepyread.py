@@ -3,12 +3,13 @@
 The struct layouts come from sleepyfile.py (which follows the uapi header);
 this reader is deliberately simple and strict: it is the ground truth the
 tests compare the kernel's output and parse's reports with. It reads
-format versions 1 to 5; stats is the STATS record as version 5's struct
+format versions 1 to 6; stats is the STATS record as version 6's struct
 sample_stats in every version (fields a version lacks are 0; from version
 1: buffers_hwm the largest of its per-CPU array), cpu_stats the CPU_STATS
 records likewise. A sample with a call chain gets "chain": the callers of
 its IP, innermost first, as a dict (kernel, user: lists of addresses;
-truncated; sp_ret: the user return addresses start with the word at the
+truncated; nr_table: how many user return addresses unwind tables found;
+sp_ret: the user return addresses start with the word at the
 stack pointer; user_cut: the user walk stopped early), or None when its
 CHAIN record is not in the file; chains are checked to come before their
 samples, once per (cpu, id). Every sample gets "lstack": None for a thread
@@ -58,7 +59,7 @@ def read(path):
                        "flags", "reserved", "start_realtime_ns",
                        "start_mono_ns", "release", "machine", "reserved2"), h))
     assert header["magic"] == sf.MAGIC, "bad magic"
-    assert header["version"] in (1, 2, 3, 4, 5), header["version"]
+    assert header["version"] in (1, 2, 3, 4, 5, 6), header["version"]
     header["release"] = header["release"].split(b"\0")[0].decode()
     s = Session(header)
     off = header["header_size"]
@@ -205,7 +206,7 @@ def _latency(s, data, off, size):
 
 
 def _chain(s, data, off, size):
-    (_, _, cpu, nk, nu, cid, flags) = sf.CHAIN.unpack_from(data, off)
+    (_, _, cpu, nk, nu, cid, flags, nt) = sf.CHAIN.unpack_from(data, off)
     assert size == sf.CHAIN_SIZE + 8 * (nk + nu), f"CHAIN at {off}"
     assert cpu < s.header["nr_cpus"] and cid, f"CHAIN at {off}"
     assert (cpu, cid) not in s.chains, f"chain {cid} of CPU {cpu} twice"
@@ -214,11 +215,12 @@ def _chain(s, data, off, size):
     s.chains[(cpu, cid)] = dict(kernel=frames[:nk], user=frames[nk:],
                                 truncated=bool(flags & sf.CHAIN_F_TRUNCATED),
                                 sp_ret=bool(flags & sf.CHAIN_F_SP_RET),
-                                user_cut=bool(flags & sf.CHAIN_F_USER_CUT))
+                                user_cut=bool(flags & sf.CHAIN_F_USER_CUT),
+                                nr_table=nt)
 
 
 def _stats(data, off, size, version):
-    """A STATS record's struct sample_stats, as version 5's."""
+    """A STATS record's struct sample_stats, as version 6's."""
     _, _, _, stats_size = sf.STATS_HDR.unpack_from(data, off)
     body = data[off + sf.STATS_HDR.size:off + sf.STATS_HDR.size + stats_size]
     assert sf.STATS_HDR.size + stats_size <= size, "stats_size too big"

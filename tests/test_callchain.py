@@ -28,10 +28,14 @@ pytestmark = pytest.mark.vm
 CALLTREE = GUEST_BIN / "calltree"
 
 # run NAME OPTIONS CMD...: CMD in a call-chain session of its own, with
-# sample_start's OPTIONS (one word); the session file and its kallsyms
-# copy go to $S, sample_stop's statistics to $S/NAME.stats.
+# sample_start's OPTIONS (one argument, split into words); the session
+# file and its kallsyms copy go to $S, sample_stop's statistics to
+# $S/NAME.stats. The known tree's, the recursion's and the kernel's
+# scenarios walk frame pointers alone (--no-unwind): what those walks may
+# and may not find is what they check (test_unwind checks the tables).
 SCRIPT = r"""
 run() { name=$1; opts=$2; shift 2
+        # shellcheck disable=SC2086 # OPTIONS: words
         sample_start -o /var/log/$name.samples $opts || exit 10
         "$@" > $S/$name.out || exit 12
         sample_stop --json > $S/$name.stats || exit 11
@@ -42,19 +46,19 @@ calltree tree 0.1 > /dev/null
 calltree kernel 0.1 > /dev/null
 
 scenario tree <<'EOF'
-run tree --callchain calltree tree 3
+run tree "--callchain --no-unwind" calltree tree 3
 EOF
 
 scenario recurse <<'EOF'
-run recurse --callchain calltree recurse 200 1.5
+run recurse "--callchain --no-unwind" calltree recurse 200 1.5
 EOF
 
 scenario depth8 <<'EOF'
-run depth8 --callchain=8 calltree recurse 20 1
+run depth8 "--callchain=8 --no-unwind" calltree recurse 20 1
 EOF
 
 scenario kernel <<'EOF'
-run kernel --callchain calltree kernel 2
+run kernel "--callchain --no-unwind" calltree kernel 2
 EOF
 
 # Without --callchain: no chains, no chain statistics.

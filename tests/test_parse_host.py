@@ -58,6 +58,8 @@ def member(name):
     user_stops[SLEEPY_USER_STOP_X]."""
     if name in sf.USER_STOPS:
         return f"user_stops[{sf.USER_STOPS.index(name)}]"
+    if name.startswith("unwind_fallback_"):
+        return f"unwind_fallbacks[{sf.UNWIND_WALK_STATS.index(name) - 2}]"
     return name
 
 
@@ -87,6 +89,7 @@ def test_python_layout_matches_the_uapi_header(tmp_path):
         "SAMPLE_STATS_SIZE_VER2",
         "SAMPLE_STATS_SIZE_VER3",
         "SAMPLE_STATS_SIZE_VER4",
+        "SAMPLE_STATS_SIZE_VER5",
         "sizeof(struct sleepy_rec_cpu_stats)",
         "sizeof(struct sleepy_rec_chain)",
         "offsetof(struct sleepy_rec_chain, id)",
@@ -96,6 +99,8 @@ def test_python_layout_matches_the_uapi_header(tmp_path):
         "SAMPLE_CONFIG_SIZE_VER1",
         "SAMPLE_CONFIG_SIZE_VER2",
         "SAMPLE_CONFIG_SIZE_VER3",
+        "SAMPLE_CONFIG_SIZE_VER4",
+        "offsetof(struct sample_config, max_unwind_mem)",
         "offsetof(struct sample_config, max_size)",
         "offsetof(struct sample_config, latency_interval_ms)",
         "offsetof(struct sample_config, callchain_depth)",
@@ -137,7 +142,9 @@ def test_python_layout_matches_the_uapi_header(tmp_path):
     assert got["offsetof(struct sleepy_rec_stats, stats)"] == \
         sf.STATS_HDR.size
     assert got["sizeof(struct sample_stats)"] == sf.SAMPLE_STATS_SIZE == \
-        got["SAMPLE_STATS_SIZE_VER4"]
+        got["SAMPLE_STATS_SIZE_VER5"]
+    assert got["SAMPLE_STATS_SIZE_VER4"] == sf.SAMPLE_STATS_SIZE_V5 == \
+        off("<", sf.STATS_FIELDS, "unwind_frames")
     assert got["SAMPLE_STATS_SIZE_VER3"] == sf.SAMPLE_STATS_SIZE_V4 == \
         off("<", sf.STATS_FIELDS, "syscalls_counted")
     assert got["SAMPLE_STATS_SIZE_VER2"] == sf.SAMPLE_STATS_SIZE_V3 == \
@@ -151,12 +158,16 @@ def test_python_layout_matches_the_uapi_header(tmp_path):
         sf.CPU_STATS_SIZE_V2
     assert off("<HH", sf.CPU_STATS_FIELDS, "lstack_samples") == \
         sf.CPU_STATS_SIZE_V3
+    assert off("<HH", sf.CPU_STATS_FIELDS, "unwind_frames") == \
+        sf.CPU_STATS_SIZE_V4
     assert got["sizeof(struct sleepy_rec_chain)"] == sf.CHAIN_SIZE
     assert got["offsetof(struct sleepy_rec_chain, id)"] == \
         struct.calcsize("<HHHBB")
     assert got["offsetof(struct sleepy_rec_chain, flags)"] == \
         struct.calcsize("<HHHBBI")
     assert got["sizeof(struct sample_config)"] == \
+        got["SAMPLE_CONFIG_SIZE_VER4"] == 48
+    assert got["offsetof(struct sample_config, max_unwind_mem)"] == \
         got["SAMPLE_CONFIG_SIZE_VER3"] == 40
     assert got["offsetof(struct sample_config, latency_interval_ms)"] == \
         got["SAMPLE_CONFIG_SIZE_VER2"] == 32
@@ -588,7 +599,8 @@ def test_statistics_in_every_output(parse, tmp_path):
         cpu=2, buffers_hwm=5, samples_taken=3, dropped_no_buffer=0,
         dropped_no_appid=0, skipped_not_user=7, irq_ns_total=0,
         irq_ns_max=9, irq_calls=3, chains_defined=0, chains_truncated=0,
-        **{n: 0 for n in sf.USER_STOPS + sf.LSTACK_STATS})
+        **{n: 0 for n in sf.USER_STOPS + sf.LSTACK_STATS +
+           sf.UNWIND_WALK_STATS})
     db = tmp_path / "s.db"
     assert parse(f, "--sqlite", db).returncode == 0
     con = sqlite3.connect(db)
@@ -821,7 +833,7 @@ def test_bad_magic(parse):
     assert_format_error(parse(b"\0" * 1000), 0, "magic")
 
 
-@pytest.mark.parametrize("version", [0, 6, 0xFFFFFFFF])
+@pytest.mark.parametrize("version", [0, 7, 0xFFFFFFFF])
 def test_unknown_version(parse, version):
     f = sf.SessionFile(version=version)
     f.sample(1, 1)
@@ -879,8 +891,8 @@ def bad_record_file(rec):
      "range (120..128)"),
     (sf.stats_record(version=2, stats_size=129), "stats_size 129 out of "
      "range (120..128)"),
-    (sf.cpu_stats_record(0, size=171) + b"\0", "cpu stats record of 171 "
-     "bytes is shorter than its 172-byte fixed part"),
+    (sf.cpu_stats_record(0, size=203) + b"\0", "cpu stats record of 203 "
+     "bytes is shorter than its 204-byte fixed part"),
     (sf.sample(1, 0x10, flags=sf.SAMPLE_F_CHAIN), "sample (with a chain "
      "id) record of 36 bytes is shorter than its 40-byte fixed part"),
     (sf.sample(1, 0x10, user_ip=5, flags=3), "shorter than its 48-byte"),
@@ -1063,12 +1075,12 @@ def test_sample_start_usage_errors(faked, args, what):
 
 
 @pytest.mark.parametrize("possible, size, ok", [
-    # 180 + 1000 x 172 + 288 + 32768 = 205236 bytes on 1000 CPU ids.
+    # 180 + 1000 x 204 + 360 + 32768 = 237308 bytes on 1000 CPU ids.
     ("0-999\n", "64K", False),
-    ("0-999\n", "205235", False),
-    ("0-999\n", "205236", True),
-    ("0-499,512-999\n", "205235", False),     # a hole: still 1000 ids
-    ("0,2-998,999\n", "205236", True),
+    ("0-999\n", "237307", False),
+    ("0-999\n", "237308", True),
+    ("0-499,512-999\n", "237307", False),     # a hole: still 1000 ids
+    ("0,2-998,999\n", "237308", True),
     ("0-1\n", "64K", True),
     ("junk\n", "64K", True),                  # unknown: the kernel judges
 ])
@@ -1087,7 +1099,7 @@ def test_sample_start_max_size_holds_the_statistics(faked, possible, size,
         assert r.returncode == 2 and call is None
         assert r.stderr == (
             f"sample_start: --max-size: {sf_size(size)} is below the minimum "
-            "of 205236 bytes on 1000 CPUs (the file header and statistics "
+            "of 237308 bytes on 1000 CPUs (the file header and statistics "
             "records, plus 32768)\n")
 
 
@@ -1161,10 +1173,16 @@ static void fill_stats(struct sample_stats *s)
 long syscall(long nr, ...)
 {
 	const char *e = getenv("FAKE_ERRNO");
-	FILE *log = fopen(getenv("FAKE_LOG"), "w");
 	int err = e ? atoi(e) : 0;
+	FILE *log;
 	va_list ap;
 
+	/* The unwind helper's calls: no session (it exits), no log. */
+	if (nr == __NR_sleepy_unwind) {
+		errno = ESRCH;
+		return -1;
+	}
+	log = fopen(getenv("FAKE_LOG"), "w");
 	va_start(ap, nr);
 	if (nr == __NR_sample_start) {
 		const char *path = va_arg(ap, const char *);
@@ -1172,11 +1190,12 @@ long syscall(long nr, ...)
 			va_arg(ap, const struct sample_config *);
 		size_t size = va_arg(ap, size_t);
 
-		fprintf(log, "%s %zu %u %u %u %u %llu %u %u %u\n", path,
+		fprintf(log, "%s %zu %u %u %u %u %llu %u %u %u %llu\n", path,
 			size, c->flags, c->nr_buffers, c->buffer_size,
 			c->max_appids, (unsigned long long)c->max_size,
 			c->callchain_depth, c->latency_interval_ms,
-			c->latency_slots);
+			c->latency_slots,
+			(unsigned long long)c->max_unwind_mem);
 	} else if (nr == __NR_sample_stop) {
 		struct sample_stats *s = va_arg(ap, struct sample_stats *);
 		size_t size = va_arg(ap, size_t);
@@ -1236,39 +1255,44 @@ def faked(host_tools, fake_syscalls, tmp_path):
 @pytest.mark.parametrize("args, call", [
     (["-o", "{tmp}/x", "--buffers", "8", "--buffer-size", "4K",
       "--max-appids", "100", "--user-only", "--no-write"],
-     ["{tmp}/x", "40", "3", "8", "4096", "100", "0", "0", "0", "0"]),
+     ["{tmp}/x", "48", "3", "8", "4096", "100", "0", "0", "0", "0", "0"]),
     (["--output=rel/p", "--buffers=0", "--buffer-size=2m", "--user-only"],
-     ["rel/p", "40", "1", "0", "2097152", "0", "0", "0", "0", "0"]),
+     ["rel/p", "48", "1", "0", "2097152", "0", "0", "0", "0", "0", "0"]),
     (["-o{tmp}/p", "--buffers", "4096", "--buffer-size", "64K"],
-     ["{tmp}/p", "40", "0", "4096", "65536", "0", "0", "0", "0", "0"]),
+     ["{tmp}/p", "48", "0", "4096", "65536", "0", "0", "0", "0", "0", "0"]),
     # --max-size: its smallest value, suffixes as powers of 1024, 0 (no
     # limit), and a value past 32 bits.
     (["-o{tmp}/p", "--max-size", "64K"],
-     ["{tmp}/p", "40", "0", "0", "0", "0", "65536", "0", "0", "0"]),
+     ["{tmp}/p", "48", "0", "0", "0", "0", "65536", "0", "0", "0", "0"]),
     (["-o{tmp}/p", "--max-size=3m", "--max-appids", "16"],
-     ["{tmp}/p", "40", "0", "0", "0", "16", "3145728", "0", "0", "0"]),
+     ["{tmp}/p", "48", "0", "0", "0", "16", "3145728", "0", "0", "0", "0"]),
     (["-o{tmp}/p", "--max-size", "5G"],
-     ["{tmp}/p", "40", "0", "0", "0", "0", "5368709120", "0", "0", "0"]),
+     ["{tmp}/p", "48", "0", "0", "0", "0", "5368709120", "0", "0", "0", "0"]),
     (["-o{tmp}/p", "--max-size", "65536", "--max-size", "0"],
-     ["{tmp}/p", "40", "0", "0", "0", "0", "0", "0", "0", "0"]),
+     ["{tmp}/p", "48", "0", "0", "0", "0", "0", "0", "0", "0", "0"]),
     # --callchain: the flag, and the depth (0: the kernel's default).
     (["-o{tmp}/p", "--callchain"],
-     ["{tmp}/p", "40", "4", "0", "0", "0", "0", "0", "0", "0"]),
+     ["{tmp}/p", "48", "36", "0", "0", "0", "0", "0", "0", "0", "0"]),
+    # --no-unwind: frame pointers only; --max-unwind-mem: the tables' cap.
+    (["-o{tmp}/p", "--callchain", "--no-unwind"],
+     ["{tmp}/p", "48", "4", "0", "0", "0", "0", "0", "0", "0", "0"]),
+    (["-o{tmp}/p", "--callchain", "--max-unwind-mem", "1M"],
+     ["{tmp}/p", "48", "36", "0", "0", "0", "0", "0", "0", "0", "1048576"]),
     (["-o{tmp}/p", "--callchain=127", "--user-only"],
-     ["{tmp}/p", "40", "5", "0", "0", "0", "0", "127", "0", "0"]),
+     ["{tmp}/p", "48", "37", "0", "0", "0", "0", "127", "0", "0", "0"]),
     (["-o{tmp}/p", "--callchain=1", "--buffer-size", "256"],
-     ["{tmp}/p", "40", "4", "0", "256", "0", "0", "1", "0", "0"]),
+     ["{tmp}/p", "48", "36", "0", "256", "0", "0", "1", "0", "0", "0"]),
     # --latency: the flag; the interval, to the ms, and the table's slots
     # imply it.
     (["-o{tmp}/p", "--latency"],
-     ["{tmp}/p", "40", "16", "0", "0", "0", "0", "0", "0", "0"]),
+     ["{tmp}/p", "48", "16", "0", "0", "0", "0", "0", "0", "0", "0"]),
     (["-o{tmp}/p", "--latency-interval", "0.25"],
-     ["{tmp}/p", "40", "16", "0", "0", "0", "0", "0", "250", "0"]),
+     ["{tmp}/p", "48", "16", "0", "0", "0", "0", "0", "250", "0", "0"]),
     (["-o{tmp}/p", "--latency-interval=2", "--latency-slots", "64",
       "--callchain"],
-     ["{tmp}/p", "40", "20", "0", "0", "0", "0", "0", "2000", "64"]),
+     ["{tmp}/p", "48", "52", "0", "0", "0", "0", "0", "2000", "64", "0"]),
     (["-o{tmp}/p", "--latency-slots=65536", "--latency-interval", "0.01"],
-     ["{tmp}/p", "40", "16", "0", "0", "0", "0", "0", "10", "65536"]),
+     ["{tmp}/p", "48", "16", "0", "0", "0", "0", "0", "10", "65536", "0"]),
 ])
 def test_sample_start_passes_the_configuration(faked, tmp_path, args, call):
     """Paths in tmp_path: sample_start also copies /proc/kallsyms to
@@ -1300,7 +1324,8 @@ def test_sample_start_default_path(faked):
     assert r.returncode == 0, r.stderr
     # The size argument is sizeof(struct sample_config),
     # SAMPLE_CONFIG_SIZE_VER3.
-    assert got == ["/var/log/samples", "40", "0", "0", "0", "0", "0", "0", "0", "0"]
+    assert got == ["/var/log/samples", "48", "0", "0", "0", "0", "0", "0", "0",
+                   "0", "0"]
     assert r.stderr == "" or r.stderr.startswith("sample_start: ")
 
 
@@ -1505,7 +1530,7 @@ def test_sample_start_runs_a_command(faked, tmp_path, cmd, status, first):
     assert table_value(r.stderr, "samples taken") == "1000"
     assert err[-1] == ("accounting: exact (taken = written + dropped + "
                        "discarded)")
-    assert call == ["stop", "280"]
+    assert call == ["stop", "352"]
 
 
 def test_sample_start_command_with_a_bad_session(faked, tmp_path):
@@ -1525,7 +1550,7 @@ def test_sample_stop_passes_its_stats_size(faked):
     the call with EFAULT for any other size."""
     r, call = faked("sample_stop", stats="nr_cpus=300")
     assert r.returncode == 0, r.stderr
-    assert call == ["stop", "280"]
+    assert call == ["stop", "352"]
     assert "(300 CPUs)" in r.stdout
     assert "call chains" not in r.stdout
 

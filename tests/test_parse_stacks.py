@@ -407,6 +407,39 @@ def test_only_frames_the_unwind_information_vouches_for(parse, prog):
     ]
 
 
+def test_frames_the_unwind_tables_found_are_taken_as_they_are(parse, prog):
+    """A chain's first nr_table user return addresses were found by the
+    kernel's unwind tables (version 6): each is its caller, through
+    functions that keep no frame pointer too, and a walk the tables ended
+    is complete. Past them, frame pointers' frames are vouched for as
+    before; a walk that was cut ends in [unknown]."""
+    _, ret, syms = prog
+    f = session(prog)
+    libc_ret = syms["__libc_start_call_main"] + 0x40
+    # leaf, then b, a, main and the C library's start: all by tables.
+    f.chain(0, 1, user=[ret[("b", "leaf")], ret[("a", "b")],
+                        ret[("main", "a")], libc_ret], nr_table=4)
+    f.sample(1, syms["leaf"] + 8, pid=100, chain=1)
+    # The same frames with only the first two by tables: what frame
+    # pointers found above a, which keeps its frame pointer, stands;
+    # above main (into the C library, which keeps none) it does not.
+    f.chain(0, 2, user=[ret[("b", "leaf")], ret[("a", "b")],
+                        ret[("main", "a")], libc_ret], nr_table=2)
+    f.sample(1, syms["leaf"] + 8, pid=100, chain=2)
+    # Tables all the way, but the walk was cut: callers unknown.
+    f.chain(0, 3, user=[ret[("c", "leaf")], ret[("main", "c")]],
+            nr_table=2, flags=sf.CHAIN_F_USER_CUT)
+    f.sample(1, syms["leaf"] + 8, pid=100, chain=3)
+    f.stats(samples_taken=3, samples_written=3)
+    r = parse(f, "--format", "folded")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "calltree#0;[unknown];__libc_start_call_main;main;a;b;leaf 1",
+        "calltree#0;[unknown];main;c;leaf 1",
+        "calltree#0;__libc_start_call_main;main;a;b;leaf 1",
+    ]
+
+
 def collapse_perf_script(text):
     """Folded stacks from perf script text, as stackcollapse-perf.pl makes
     them: comm, then the frames outermost first (symbol without its

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uwtruth: a known call tree for the unwind-table tests, built with
+ * -O2 -fomit-frame-pointer (so that a walk of the frame pointers gets it
+ * wrong), as a static binary and as a program whose tree is in a shared
+ * library (uwtruth-dyn, libuwtruth.so; UWTRUTH_LIB defined there).
+ *
+ *   uwtruth tree SECONDS   each round, uw_recurse(4) calls uw_path_a,
+ *                          which calls uw_leaf, three times at its
+ *                          deepest; then uw_path_b calls uw_leaf once:
+ *                          uw_leaf's time is 3:1 through the two paths
+ *   uwtruth vdso SECONDS   clock_gettime() in a loop: in the vDSO
+ *
+ * The true stacks, outermost first:
+ *   main uw_run uw_recurse x5 uw_path_a uw_leaf
+ *   main uw_run uw_path_b uw_leaf
+ *   main uw_vdso clock_gettime ...
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NOIPA __attribute__((noipa))
+#define BARRIER() __asm__ volatile("" ::: "memory")
+
+#ifdef UWTRUTH_MAIN
+/* uwtruth-dyn: the tree is libuwtruth.so's. */
+double uw_run(double seconds);
+long uw_vdso(double seconds);
+#else
+
+/* The work: a few thousand dependent multiplies. */
+NOIPA double uw_leaf(double x)
+{
+	for (int i = 0; i < 20000; i++)
+		x = x * 1.0000001 + 1e-9;
+	BARRIER();
+	return x;
+}
+
+NOIPA double uw_path_a(double x)
+{
+	double r = uw_leaf(x);
+
+	BARRIER();
+	return r + 1.0;
+}
+
+NOIPA double uw_path_b(double x)
+{
+	double r = uw_leaf(x);
+
+	BARRIER();
+	return r * 0.5;
+}
+
+/* Five frames of itself, then three calls of path a. */
+NOIPA double uw_recurse(int depth, double x)
+{
+	double r;
+
+	if (!depth) {
+		r = uw_path_a(x);
+		r += uw_path_a(r);
+		r += uw_path_a(r);
+		BARRIER();
+		return r;
+	}
+	r = uw_recurse(depth - 1, x);
+	BARRIER();
+	return r + 1.0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+NOIPA double uw_run(double seconds)
+{
+	double end = now() + seconds, x = 1.0;
+
+	while (now() < end) {
+		x = uw_recurse(4, x) * 1e-9;
+		x = uw_path_b(x) * 1e-9;
+	}
+	BARRIER();
+	return x;
+}
+
+NOIPA long uw_vdso(double seconds)
+{
+	double end = now() + seconds;
+	long n = 0;
+
+	while (now() < end)
+		n++;
+	BARRIER();
+	return n;
+}
+#endif
+
+#ifndef UWTRUTH_LIB
+int main(int argc, char **argv)
+{
+	double s = argc == 3 ? atof(argv[2]) : -1;
+
+	if (argc != 3 || s <= 0 || (strcmp(argv[1], "tree") &&
+				    strcmp(argv[1], "vdso"))) {
+		fprintf(stderr, "usage: uwtruth tree|vdso SECONDS\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "tree"))
+		printf("%g\n", uw_run(s));
+	else
+		printf("%ld\n", uw_vdso(s));
+	return 0;
+}
+#endif
