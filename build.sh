@@ -64,6 +64,10 @@ Subcommands (default: all):
   bench lstack [--runs N] [--seconds S] [--round-trips N]
                       what logical stacks cost: a push and a pop, the tick
                       at depths 0, 8 and 16, a context switch; -icount
+  bench unwind [--runs N]
+                      unwind tables against perf --call-graph dwarf on
+                      Debian's python3, perl and xz (--host-root): whole
+                      stacks, agreement, cost, bytes, table sizes, delay
   bench latency [--runs N] [--calls N] [--seconds S]
                       what --latency costs a system call (beside strace
                       -c) and the bytes a second its records take; -icount
@@ -239,6 +243,7 @@ cmd_bench() {
 	pmu) shift; exec /usr/bin/python3 "$TOP/bench/pmu_cost.py" "$@" ;;
 	lstack) shift; exec /usr/bin/python3 "$TOP/bench/lstack_bench.py" "$@" ;;
 	latency) shift; exec /usr/bin/python3 "$TOP/bench/latency_bench.py" "$@" ;;
+	unwind) shift; exec /usr/bin/python3 "$TOP/bench/unwind_bench.py" "$@" ;;
 	esac
 	exec /usr/bin/python3 "$TOP/bench/bench.py" "$@"
 }

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Unwind tables against perf --call-graph dwarf on Debian's own programs.
+
+./build.sh bench unwind [--runs N]
+
+One VM (release kernel, 1 vCPU, -icount shift=0: guest time is the
+instruction count; --host-root: Debian's python3, perl and xz as the host
+has them) runs each program with no profiler, under sleepy (sample_start
+--callchain=127: unwind tables, the helper's cache warmed by a first
+run) and under perf record --call-graph dwarf -F 1000 -e cpu-clock:u
+(perf's sample rate matches the guest's HZ=1000), N times each; and the
+paper's loop, call and btree built -O2 -fomit-frame-pointer, with no
+profiler and under sleepy's tables. Figures:
+
+- completeness: the share of each program's user samples whose stack
+  reaches its entry code (_start, past __libc_start_call_main), sleepy's
+  and perf's (perf script unwinds perf's on the host, from the same
+  files). Target: sleepy's at least 98%.
+- agreement: the ten functions with the most inclusive samples in perf's
+  profile, and how many points sleepy's differ (both named by .dynsym).
+  Target: each within 3.
+- cost: each profiler's overhead on the program's guest time (median of
+  N), and sleepy's against perf's. Target: at most a tenth of perf's; on
+  loop, call and btree at most 0.06%.
+- size: bytes per sample of the session file and of perf.data. Target:
+  sleepy's at most 1/50 of perf's.
+- memory: each table's bytes against its .eh_frame (libc, libpython3.11,
+  perl; sleepy_unwind table on the host). Target: at most twice.
+- delay: from exec to the first whole stack without waiting for tables
+  and with no cache (--no-unwind-wait), and the samples before it; and
+  the waits of the default (the program waits for its tables).
+
+Results go to results/unwind_bench.{json,csv}; the figures are printed.
+"""
+import argparse
+import functools
+import shlex
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from icount_vm import icount_vm, write_results
+
+TOP = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TOP / "tests"))
+import unwindcmp  # noqa: E402
+from elfnames import Names  # noqa: E402
+
+BUILD = TOP / "build"
+PROGRAMS = unwindcmp.PROGRAMS
+PAPER = {"loop": "loop-nofp 1000000000", "call": "call-nofp 100000",
+         "btree": "btree-nofp 3000000"}
+TABLE_FILES = ["/usr/lib/x86_64-linux-gnu/libc.so.6",
+               "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
+               "/usr/bin/perl"]
+SLEEPY = "sample_start -o /tmp/s.slp --callchain=127 --"
+PERF = unwindcmp.PERF_DWARF + " -o /tmp/p.data --"
+
+SETUP = unwindcmp.SETUP_SH + r"""
+# timed TAG CMD...: CMD's guest time in ns into $S/TAG.ns
+timed() { tag=$1; shift
+    t0=$(date +%s%N); "$@" > /dev/null 2>> $S/err || exit 10
+    t1=$(date +%s%N); echo $((t1 - t0)) > $S/$tag.ns; }
+"""
+
+
+def guest_script(runs):
+    lines = [SETUP]
+    for name, (_, _, cmd) in PROGRAMS.items():
+        # The helper's cache warmed; then the delay, with no cache.
+        lines.append(f"{SLEEPY} {cmd} > /dev/null 2>&1 || exit 11")
+        lines.append(f"SLEEPY_UNWIND_CACHE= sample_start -o $S/{name}.cold "
+                     f"--callchain=127 --no-unwind-wait -- {cmd} > /dev/null "
+                     f"2>&1 || exit 12")
+        for r in range(runs):
+            lines.append(f"timed {name}.control.{r} {cmd}")
+            lines.append(f"timed {name}.sleepy.{r} {SLEEPY} {cmd}")
+            lines.append(f"timed {name}.perf.{r} {PERF} {cmd}")
+        lines.append(f"cp /tmp/s.slp $S/{name}.slp; cp /tmp/p.data "
+                     f"$S/{name}.perf")
+    for name, cmd in PAPER.items():
+        lines.append(f"{SLEEPY} {cmd} > /dev/null 2>&1 || exit 13")
+        for r in range(runs):
+            lines.append(f"timed {name}.control.{r} {cmd}")
+            lines.append(f"timed {name}.sleepy.{r} {SLEEPY} {cmd}")
+    lines.append("touch $S/done")
+    return "\n".join(lines) + "\n"
+
+
+def median_ns(share, tag, runs):
+    return statistics.median(int((share / f"{tag}.{r}.ns").read_text())
+                             for r in range(runs))
+
+
+def delay(path, comm, exe):
+    """Without waiting, no cache: ms from exec to the first whole stack,
+    and the samples before it."""
+    stacks, s = unwindcmp.sleepy_stacks(path, comm)
+    apps = [a for a in s.appids.values() if a["name"] == comm]
+    start = min(a["time_ns"] for a in apps)
+    # The same samples, in the same order, as sleepy_stacks() took.
+    samples = s.samples_of([a["appid"] for a in apps], mode=0)
+    timed = sorted(zip((x["time_ns"] for x in samples), stacks))
+    for n, (t, st) in enumerate(timed):
+        if unwindcmp.whole([st], exe):
+            return (t - start) / 1e6, n
+    return None, len(stacks)
+
+
+def program_figures(share, name, runs, names):
+    comm, exe, _ = PROGRAMS[name]
+    ours, s = unwindcmp.sleepy_stacks(share / f"{name}.slp", comm)
+    perf = unwindcmp.perf_stacks(share / f"{name}.perf", comm)
+    inc_o, inc_p = (unwindcmp.inclusive(x, names) for x in (ours, perf))
+    top = sorted(inc_p, key=inc_p.get, reverse=True)[:10]
+    ctrl = median_ns(share, f"{name}.control", runs)
+    ms, before = delay(share / f"{name}.cold", comm, exe)
+    st = s.stats
+    return {
+        "program": name, "samples": len(ours), "perf_samples": len(perf),
+        "whole_pct": 100 * unwindcmp.whole(ours, exe),
+        "perf_whole_pct": 100 * unwindcmp.whole(perf, exe),
+        "top10_max_points_off": max(abs(100 * (inc_o.get(k, 0) - inc_p[k]))
+                                    for k in top),
+        "overhead_pct": 100 * (median_ns(share, f"{name}.sleepy", runs) -
+                               ctrl) / ctrl,
+        "perf_overhead_pct": 100 * (median_ns(share, f"{name}.perf", runs) -
+                                    ctrl) / ctrl,
+        "bytes_per_sample": (share / f"{name}.slp").stat().st_size /
+        max(1, st["samples_written"]),
+        "perf_bytes_per_sample": (share / f"{name}.perf").stat().st_size /
+        max(1, len(perf)),
+        "delay_ms_no_wait_no_cache": ms, "samples_before": before,
+        "waits": st["unwind_waits"], "wait_ms": st["unwind_wait_ns"] / 1e6,
+    }
+
+
+def table_sizes():
+    out = subprocess.run([str(BUILD / "user" / "host" / "sleepy_unwind"),
+                          "table", *TABLE_FILES], capture_output=True,
+                         text=True, check=True).stdout.splitlines()[1:]
+    return [{"file": f[0], "table": int(f[1]), "eh_frame": int(f[2]),
+             "ratio": float(f[3])} for f in (line.split() for line in out)]
+
+
+def report(rows, paper, tables):
+    for r in rows:
+        print(f"{r['program']}: whole {r['whole_pct']:.1f}% (perf dwarf "
+              f"{r['perf_whole_pct']:.1f}%; target >= 98%), top ten "
+              f"inclusive at most {r['top10_max_points_off']:.1f} points "
+              f"off perf's (target <= 3)")
+        ratio = r["overhead_pct"] / r["perf_overhead_pct"] \
+            if r["perf_overhead_pct"] > 0 else float("nan")
+        print(f"  overhead {r['overhead_pct']:.2f}% vs perf dwarf "
+              f"{r['perf_overhead_pct']:.2f}%: {ratio:.3f} of perf's "
+              f"(target <= 0.1); {r['bytes_per_sample']:.1f} bytes/sample "
+              f"vs {r['perf_bytes_per_sample']:.0f} (target <= 1/50)")
+        print(f"  exec to first whole stack, no wait, no cache: "
+              f"{r['delay_ms_no_wait_no_cache']} ms, {r['samples_before']} "
+              f"samples before it; default: {r['waits']} waits, "
+              f"{r['wait_ms']:.0f} ms")
+    for b, ov in paper.items():
+        print(f"{b} -O2 -fomit-frame-pointer: sleepy --callchain (tables) "
+              f"overhead {ov:+.4f}% (target <= 0.06%)")
+    for t in tables:
+        print(f"{t['file']}: table {t['table']} bytes, .eh_frame "
+              f"{t['eh_frame']}: {t['ratio']:.2f}x (target <= 2)")
+
+
+def main():
+    p = argparse.ArgumentParser(prog="./build.sh bench unwind",
+                                description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=3)
+    args = p.parse_args()
+    names = functools.lru_cache(None)(
+        lambda path: Names(path) if Path(path).is_file() else None)
+    with icount_vm(guest_script(args.runs), 3600, "unwind",
+                   extra=("--host-root",)) as share:
+        rows = [program_figures(share, n, args.runs, names)
+                for n in PROGRAMS]
+        paper = {}
+        for b in PAPER:
+            ctrl = median_ns(share, f"{b}.control", args.runs)
+            paper[b] = 100 * (median_ns(share, f"{b}.sleepy", args.runs) -
+                              ctrl) / ctrl
+    tables = table_sizes()
+    write_results("unwind_bench", rows, paper=paper, tables=tables,
+                  runs=args.runs, command=shlex.join(sys.argv))
+    report(rows, paper, tables)
+
+
+if __name__ == "__main__":
+    main()
