@@ -1272,16 +1272,20 @@ def faked(host_tools, fake_syscalls, tmp_path):
      ["{tmp}/p", "48", "0", "0", "0", "0", "0", "0", "0", "0", "0"]),
     # --callchain: the flag, and the depth (0: the kernel's default).
     (["-o{tmp}/p", "--callchain"],
-     ["{tmp}/p", "48", "36", "0", "0", "0", "0", "0", "0", "0", "0"]),
-    # --no-unwind: frame pointers only; --max-unwind-mem: the tables' cap.
+     ["{tmp}/p", "48", "100", "0", "0", "0", "0", "0", "0", "0", "0"]),
+    # --callchain asks for unwind tables and waits for them (0x60);
+    # --no-unwind: frame pointers only; --no-unwind-wait; --max-unwind-mem:
+    # the tables' cap.
     (["-o{tmp}/p", "--callchain", "--no-unwind"],
      ["{tmp}/p", "48", "4", "0", "0", "0", "0", "0", "0", "0", "0"]),
+    (["-o{tmp}/p", "--callchain", "--no-unwind-wait"],
+     ["{tmp}/p", "48", "36", "0", "0", "0", "0", "0", "0", "0", "0"]),
     (["-o{tmp}/p", "--callchain", "--max-unwind-mem", "1M"],
-     ["{tmp}/p", "48", "36", "0", "0", "0", "0", "0", "0", "0", "1048576"]),
+     ["{tmp}/p", "48", "100", "0", "0", "0", "0", "0", "0", "0", "1048576"]),
     (["-o{tmp}/p", "--callchain=127", "--user-only"],
-     ["{tmp}/p", "48", "37", "0", "0", "0", "0", "127", "0", "0", "0"]),
+     ["{tmp}/p", "48", "101", "0", "0", "0", "0", "127", "0", "0", "0"]),
     (["-o{tmp}/p", "--callchain=1", "--buffer-size", "256"],
-     ["{tmp}/p", "48", "36", "0", "256", "0", "0", "1", "0", "0", "0"]),
+     ["{tmp}/p", "48", "100", "0", "256", "0", "0", "1", "0", "0", "0"]),
     # --latency: the flag; the interval, to the ms, and the table's slots
     # imply it.
     (["-o{tmp}/p", "--latency"],
@@ -1290,7 +1294,7 @@ def faked(host_tools, fake_syscalls, tmp_path):
      ["{tmp}/p", "48", "16", "0", "0", "0", "0", "0", "250", "0", "0"]),
     (["-o{tmp}/p", "--latency-interval=2", "--latency-slots", "64",
       "--callchain"],
-     ["{tmp}/p", "48", "52", "0", "0", "0", "0", "0", "2000", "64", "0"]),
+     ["{tmp}/p", "48", "116", "0", "0", "0", "0", "0", "2000", "64", "0"]),
     (["-o{tmp}/p", "--latency-slots=65536", "--latency-interval", "0.01"],
      ["{tmp}/p", "48", "16", "0", "0", "0", "0", "0", "10", "65536", "0"]),
 ])
