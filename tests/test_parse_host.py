@@ -1064,6 +1064,13 @@ def test_sample_start_rejects_bad_numbers(host_tools, opt, val):
     (["--latency-slots", "100"], "--latency-slots: 100 is not a power of 2"),
     (["--latency-slots", "8"], "--latency-slots: 8 is out of range "
      "(16..65536"),
+    (["--max-unwind-mem", "1M"], "--max-unwind-mem: needs --callchain"),
+    (["--callchain", "--no-unwind", "--max-unwind-mem", "1M"],
+     "--max-unwind-mem: needs --callchain, without --no-unwind"),
+    (["--callchain", "--max-unwind-mem", "1K"], "--max-unwind-mem: 1024 "
+     "is outside 64K..1024M"),
+    (["--callchain", "--max-unwind-mem", "x"], "--max-unwind-mem: invalid "
+     "number"),
 ])
 def test_sample_start_usage_errors(faked, args, what):
     """Refused by the tool itself: one line, status 2, no system call."""
