@@ -20,7 +20,9 @@ profiler and under sleepy's tables. Figures:
   profile, and how many points sleepy's differ (both named by .dynsym).
   Target: each within 3.
 - cost: each profiler's overhead on the program's guest time (median of
-  N), and sleepy's against perf's. Target: at most a tenth of perf's; on
+  N), timed inside the profiler (a shell it runs), so that its start and
+  stop are not counted, and sleepy's against perf's; and sleepy's tick
+  handler's mean time a call. Target: at most a tenth of perf's; on
   loop, call and btree at most 0.06%.
 - size: bytes per sample of the session file and of perf.data. Target:
   sleepy's at most 1/50 of perf's.
@@ -57,33 +59,50 @@ TABLE_FILES = ["/usr/lib/x86_64-linux-gnu/libc.so.6",
 SLEEPY = "sample_start -o /tmp/s.slp --callchain=127 --"
 PERF = unwindcmp.PERF_DWARF + " -o /tmp/p.data --"
 
-SETUP = unwindcmp.SETUP_SH + r"""
-# timed TAG CMD...: CMD's guest time in ns into $S/TAG.ns
+SETUP = "S=/mnt/share\n" + unwindcmp.SETUP_SH + r"""
+# fail N: the errors so far on the runner's output, and exit N
+fail() { cat $S/err >&2; exit "$1"; }
+# timed TAG PROFILER... -- CMD: CMD's guest time in ns into $S/TAG.ns,
+# measured inside the profiler (a shell that PROFILER runs, or none):
+# its start and stop, and perf's writing of perf.data, are not the
+# program's overhead
 timed() { tag=$1; shift
-    t0=$(date +%s%N); "$@" > /dev/null 2>> $S/err || exit 10
-    t1=$(date +%s%N); echo $((t1 - t0)) > $S/$tag.ns; }
+    "$@" > /dev/null 2>> $S/err || fail 10; }
+inner() { tag=$1; shift
+    echo "t0=\$(date +%s%N); $* > /dev/null || exit 1; " \
+         "t1=\$(date +%s%N); echo \$((t1 - t0)) > $S/$tag.ns"; }
 """
+
+
+def timed(tag, profiler, cmd):
+    """The line that runs cmd under profiler (none: "") and writes its
+    guest time, measured inside the profiler, to $S/TAG.ns."""
+    return (f"timed {tag} {profiler} sh -c \"$(inner {tag} {cmd})\"")
 
 
 def guest_script(runs):
     lines = [SETUP]
     for name, (_, _, cmd) in PROGRAMS.items():
         # The helper's cache warmed; then the delay, with no cache.
-        lines.append(f"{SLEEPY} {cmd} > /dev/null 2>&1 || exit 11")
-        lines.append(f"SLEEPY_UNWIND_CACHE= sample_start -o $S/{name}.cold "
+        lines.append(f"{SLEEPY} {cmd} > /dev/null 2>> $S/err || fail 11")
+        # The profiles compared: each profiler on the program itself.
+        lines.append(f"{SLEEPY} {cmd} > /dev/null 2>> $S/err || fail 11")
+        lines.append(f"cp /tmp/s.slp $S/{name}.slp")
+        lines.append(f"{PERF} {cmd} > /dev/null 2>> $S/err || fail 11")
+        lines.append(f"cp /tmp/p.data $S/{name}.perf")
+        lines.append(f"SLEEPY_UNWIND_CACHE= sample_start -o /tmp/c.slp "
                      f"--callchain=127 --no-unwind-wait -- {cmd} > /dev/null "
-                     f"2>&1 || exit 12")
+                     f"2>> $S/err || fail 12")
+        lines.append(f"cp /tmp/c.slp $S/{name}.cold")
         for r in range(runs):
-            lines.append(f"timed {name}.control.{r} {cmd}")
-            lines.append(f"timed {name}.sleepy.{r} {SLEEPY} {cmd}")
-            lines.append(f"timed {name}.perf.{r} {PERF} {cmd}")
-        lines.append(f"cp /tmp/s.slp $S/{name}.slp; cp /tmp/p.data "
-                     f"$S/{name}.perf")
+            for cfg, prof in (("control", ""), ("sleepy", SLEEPY),
+                              ("perf", PERF)):
+                lines.append(timed(f"{name}.{cfg}.{r}", prof, cmd))
     for name, cmd in PAPER.items():
-        lines.append(f"{SLEEPY} {cmd} > /dev/null 2>&1 || exit 13")
+        lines.append(f"{SLEEPY} {cmd} > /dev/null 2>> $S/err || fail 13")
         for r in range(runs):
-            lines.append(f"timed {name}.control.{r} {cmd}")
-            lines.append(f"timed {name}.sleepy.{r} {SLEEPY} {cmd}")
+            for cfg, prof in (("control", ""), ("sleepy", SLEEPY)):
+                lines.append(timed(f"{name}.{cfg}.{r}", prof, cmd))
     lines.append("touch $S/done")
     return "\n".join(lines) + "\n"
 
@@ -133,6 +152,7 @@ def program_figures(share, name, runs, names):
         max(1, len(perf)),
         "delay_ms_no_wait_no_cache": ms, "samples_before": before,
         "waits": st["unwind_waits"], "wait_ms": st["unwind_wait_ns"] / 1e6,
+        "tick_ns_mean": st["irq_ns_total"] / max(1, st["irq_calls"]),
     }
 
 
@@ -155,11 +175,13 @@ def report(rows, paper, tables):
         print(f"  overhead {r['overhead_pct']:.2f}% vs perf dwarf "
               f"{r['perf_overhead_pct']:.2f}%: {ratio:.3f} of perf's "
               f"(target <= 0.1); {r['bytes_per_sample']:.1f} bytes/sample "
-              f"vs {r['perf_bytes_per_sample']:.0f} (target <= 1/50)")
+              f"vs {r['perf_bytes_per_sample']:.0f} (target <= 1/50); the "
+              f"tick handler {r['tick_ns_mean']:.0f} ns a call")
+        ms = r["delay_ms_no_wait_no_cache"]
         print(f"  exec to first whole stack, no wait, no cache: "
-              f"{r['delay_ms_no_wait_no_cache']} ms, {r['samples_before']} "
-              f"samples before it; default: {r['waits']} waits, "
-              f"{r['wait_ms']:.0f} ms")
+              f"{'never (the run ended)' if ms is None else f'{ms:.0f} ms'}"
+              f", {r['samples_before']} samples before it; default (wait, "
+              f"cache warm): {r['waits']} waits, {r['wait_ms']:.0f} ms")
     for b, ov in paper.items():
         print(f"{b} -O2 -fomit-frame-pointer: sleepy --callchain (tables) "
               f"overhead {ov:+.4f}% (target <= 0.06%)")
@@ -176,7 +198,7 @@ def main():
     names = functools.lru_cache(None)(
         lambda path: Names(path) if Path(path).is_file() else None)
     with icount_vm(guest_script(args.runs), 3600, "unwind",
-                   extra=("--host-root",)) as share:
+                   extra=("--host-root", "--mem", "1024")) as share:
         rows = [program_figures(share, n, args.runs, names)
                 for n in PROGRAMS]
         paper = {}
@@ -186,7 +208,7 @@ def main():
                               ctrl) / ctrl
     tables = table_sizes()
     write_results("unwind_bench", rows, paper=paper, tables=tables,
-                  runs=args.runs, command=shlex.join(sys.argv))
+                  nr_runs=args.runs, command=shlex.join(sys.argv))
     report(rows, paper, tables)
 
 

@@ -21,21 +21,21 @@ import sleepyread
 
 # The guest's workloads (a --host-root guest: Debian's own programs): a
 # JSON round trip and a sort in python3 (its C accelerator, _json, a
-# dlopen'd extension), a hash of 150,000 keys sorted in perl, xz -9 on
+# dlopen'd extension), a hash of 400,000 keys sorted in perl, xz -9 on
 # 3 MB of a real binary. Written to /tmp by SETUP_SH.
 SETUP_SH = r"""
 cat > /tmp/uw.py <<'PY'
 import json, random
 random.seed(1)
-d = [{"k": random.random(), "s": str(i) * 3} for i in range(20000)]
-for _ in range(2):
+d = [{"k": random.random(), "s": str(i) * 3} for i in range(40000)]
+for _ in range(4):
     t = json.loads(json.dumps(d))
     t.sort(key=lambda x: x["k"])
 print(len(t))
 PY
 cat > /tmp/uw.pl <<'PL'
 my %h;
-$h{($_ * 7919) % 1000003} = $_ for 1 .. 150000;
+$h{($_ * 7919) % 1000003} = $_ for 1 .. 400000;
 my @k = sort { $a <=> $b } keys %h;
 print scalar(@k), "\n";
 PL
