@@ -68,7 +68,7 @@ BOOTS = {
     # sleepy_pmu's errors, storm, hotplug and lockdown (last: it cannot be
     # undone).
     "debug-2cpu-a": Boot("debug", 2, icount=True, alone=False, minutes=5.1),
-    "debug-2cpu-b": Boot("debug", 2, icount=True, alone=False, minutes=7.3,
+    "debug-2cpu-b": Boot("debug", 2, icount=True, alone=False, minutes=8.8,
                          last=("test_pmu",)),
     # Fairness at four CPUs, a starved pool, start/stop cycles under a
     # fork storm, the system call fuzzer.
@@ -79,7 +79,7 @@ BOOTS = {
     "release-1cpu-a": Boot("release", 1, icount=True, alone=False,
                            minutes=2.1, extra=("--perf",)),
     "release-1cpu-b": Boot("release", 1, icount=True, alone=False,
-                           minutes=0.8, extra=("--perf",)),
+                           minutes=2.3, extra=("--perf",)),
     "release-2cpu": Boot("release", 2, icount=True, alone=False, minutes=0.7,
                          timeout=900),
     # Two vCPUs that run at once (multi-threaded TCG, a host thread
@@ -89,7 +89,7 @@ BOOTS = {
                                extra=("--mttcg",)),
     # Debian's own programs, the host's root file system.
     "release-1cpu-hostroot": Boot("release", 1, icount=True, alone=False,
-                                  minutes=1.4, timeout=900, mem=1024,
+                                  minutes=4.5, timeout=1500, mem=1024,
                                   extra=("--host-root",)),
 }
 
