@@ -256,7 +256,7 @@ def test_sample_start_help_lists_lstack(host):
 
 @pytest.mark.parametrize("args, flags", [
     (["--lstack"], 8),
-    (["--lstack", "--callchain=4", "--user-only"], 45),
+    (["--lstack", "--callchain=4", "--user-only"], 109),
 ])
 def test_sample_start_lstack_sets_the_flag(host, fake, tmp_path, args, flags):
     log = tmp_path / "log"
