@@ -578,6 +578,27 @@ static void stop_and_die(const char *what, int err)
 	die(1, "%s: %s (the session is stopped)", what, strerror(err));
 }
 
+/*
+ * --no-unwind, --no-unwind-wait (each takes its flag out of *unwind) and
+ * --max-unwind-mem BYTES at argv[*i], its value consumed; 0 if it is none
+ * of them.
+ */
+static int unwind_arg(int argc, char **argv, int *i, struct sample_config *cfg,
+		      unsigned int *unwind)
+{
+	const char *v;
+
+	if (!strcmp(argv[*i], "--no-unwind"))
+		*unwind &= ~(SAMPLE_F_UNWIND | SAMPLE_F_UNWIND_WAIT);
+	else if (!strcmp(argv[*i], "--no-unwind-wait"))
+		*unwind &= ~SAMPLE_F_UNWIND_WAIT;
+	else if ((v = option_value(argc, argv, i, "--max-unwind-mem")))
+		cfg->max_unwind_mem = unwind_mem_arg(v);
+	else
+		return 0;
+	return 1;
+}
+
 /* The unwind helper's pid, 0 if none runs. */
 static pid_t helper;
 
@@ -682,7 +703,7 @@ int main(int argc, char **argv)
 	const char *v;
 	__u32 buffers, size;
 	char **cmd = NULL;
-	int unwind = 1, unwind_wait = 1;
+	unsigned int unwind = SAMPLE_F_UNWIND | SAMPLE_F_UNWIND_WAIT;
 
 	sleepy_config_init(&cfg);
 
@@ -724,14 +745,8 @@ int main(int argc, char **argv)
 			cfg.flags |= SAMPLE_F_NO_WRITE;
 		} else if (!strcmp(a, "--lstack")) {
 			cfg.flags |= SAMPLE_F_LSTACK;
-		} else if (!strcmp(a, "--no-unwind")) {
-			unwind = 0;
-		} else if (!strcmp(a, "--no-unwind-wait")) {
-			unwind_wait = 0;
-		} else if ((v = option_value(argc, argv, &i,
-					     "--max-unwind-mem"))) {
-			cfg.max_unwind_mem = unwind_mem_arg(v);
-		} else if (latency_arg(argc, argv, &i, &cfg) ||
+		} else if (unwind_arg(argc, argv, &i, &cfg, &unwind) ||
+			   latency_arg(argc, argv, &i, &cfg) ||
 			   callchain_arg(a, &cfg)) {
 			continue;
 		} else {
@@ -747,9 +762,8 @@ int main(int argc, char **argv)
 		    " bytes is over the per-CPU limit of %u MiB", buffers,
 		    size, SAMPLE_MAX_POOL_BYTES >> 20);
 	check_record_room(&cfg, size);
-	if ((cfg.flags & SAMPLE_F_CALLCHAIN) && unwind)
-		cfg.flags |= SAMPLE_F_UNWIND |
-			     (unwind_wait ? SAMPLE_F_UNWIND_WAIT : 0);
+	if (cfg.flags & SAMPLE_F_CALLCHAIN && unwind & SAMPLE_F_UNWIND)
+		cfg.flags |= unwind;
 	else if (cfg.max_unwind_mem)
 		die(2, "--max-unwind-mem: needs --callchain, without "
 		    "--no-unwind");
