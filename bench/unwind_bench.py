@@ -8,9 +8,9 @@ instruction count; --host-root: Debian's python3, perl and xz as the host
 has them) runs each program with no profiler, under sleepy (sample_start
 --callchain=127: unwind tables, the helper's cache warmed by a first
 run) and under perf record --call-graph dwarf -F 1000 -e cpu-clock:u
-(perf's sample rate matches the guest's HZ=1000), N times each; and the
-paper's loop, call and btree built -O2 -fomit-frame-pointer, with no
-profiler and under sleepy's tables. Figures:
+(perf's sample rate matches the guest's HZ=1000), N times each; and so
+the paper's loop, call and btree built -O2 -fomit-frame-pointer.
+Figures:
 
 - completeness: the share of each program's user samples whose stack
   reaches its entry code (_start, past __libc_start_call_main), sleepy's
@@ -19,11 +19,15 @@ profiler and under sleepy's tables. Figures:
 - agreement: the ten functions with the most inclusive samples in perf's
   profile, and how many points sleepy's differ (both named by .dynsym).
   Target: each within 3.
-- cost: each profiler's overhead on the program's guest time (median of
-  N), timed inside the profiler (a shell it runs), so that its start and
-  stop are not counted, and sleepy's against perf's; and sleepy's tick
-  handler's mean time a call. Target: at most a tenth of perf's; on
-  loop, call and btree at most 0.06%.
+- cost: each profiler's overhead on the guest time of the program's work
+  (median of N), timed by the program's own clock (python3's and perl's
+  around their work, after start-up; xz's by bash around xz run from a
+  tmpfs copy; loop, call and btree their elapsed=), so that neither the
+  profilers' starts and stops nor the interpreters' reads over 9p, whose
+  idle waits jump the -icount clock, are in it; as a share and as ns a
+  tick (both profilers sample at 1 kHz), sleepy's against perf's; and
+  sleepy's tick handler's mean time a call. Target: at most a tenth of
+  perf's; on loop, call and btree at most 0.06%.
 - size: bytes per sample of the session file and of perf.data. Target:
   sleepy's at most 1/50 of perf's.
 - memory: each table's bytes against its .eh_frame (libc, libpython3.11,
@@ -35,6 +39,7 @@ profiler and under sleepy's tables. Figures:
 Results go to results/unwind_bench.{json,csv}; the figures are printed.
 """
 import argparse
+import re
 import functools
 import shlex
 import statistics
@@ -58,26 +63,43 @@ TABLE_FILES = ["/usr/lib/x86_64-linux-gnu/libc.so.6",
                "/usr/bin/perl"]
 SLEEPY = "sample_start -o /tmp/s.slp --callchain=127 --"
 PERF = unwindcmp.PERF_DWARF + " -o /tmp/p.data --"
+COST_CONFIGS = {"control": "", "sleepy": SLEEPY, "perf": PERF}
+# The interpreters' hash seeds fixed for the timed runs: a random seed
+# moves python3's work by up to 1% from run to run, perl's by 0.5%.
+SEEDS = "PYTHONHASHSEED=0 PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0"
 
 SETUP = "S=/mnt/share\n" + unwindcmp.SETUP_SH + r"""
 # fail N: the errors so far on the runner's output, and exit N
 fail() { cat $S/err >&2; exit "$1"; }
-# timed TAG PROFILER... -- CMD: CMD's guest time in ns into $S/TAG.ns,
-# measured inside the profiler (a shell that PROFILER runs, or none):
-# its start and stop, and perf's writing of perf.data, are not the
-# program's overhead
-timed() { tag=$1; shift
-    "$@" > /dev/null 2>> $S/err || fail 10; }
-inner() { tag=$1; shift
-    echo "t0=\$(date +%s%N); $* > /dev/null || exit 1; " \
-         "t1=\$(date +%s%N); echo \$((t1 - t0)) > $S/$tag.ns"; }
+# xz and its libraries copied to tmpfs, run by their dynamic linker: no
+# file read over 9p (and no idle jump under -icount) inside xz's timing
+mkdir -p /tmp/x
+cp -L $(ldd /usr/bin/xz | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p') \
+    /lib64/ld-linux-x86-64.so.2 /usr/bin/xz /tmp/x/ || fail 9
+# xzt.sh TAG (bash): xz's guest time in ns, read by bash's own clock with
+# no process between the reads but xz, into $S/TAG.ns
+cat > /tmp/xzt.sh <<'SH'
+t0=$EPOCHREALTIME
+LC_ALL=C /tmp/x/ld-linux-x86-64.so.2 --library-path /tmp/x /tmp/x/xz \
+    -9 -T1 -c /tmp/uw.data > /dev/null || exit 1
+t1=$EPOCHREALTIME
+echo $(( (${t1/./} - ${t0/./}) * 1000 )) > /mnt/share/$1.ns
+SH
 """
 
 
-def timed(tag, profiler, cmd):
-    """The line that runs cmd under profiler (none: "") and writes its
-    guest time, measured inside the profiler, to $S/TAG.ns."""
-    return (f"timed {tag} {profiler} sh -c \"$(inner {tag} {cmd})\"")
+def timed(tag, profiler, name):
+    """The line that runs program name under profiler (none: "") and has
+    the guest time of its work written to $S/TAG.ns: python3's and perl's
+    own clocks around their work (UW_TIME), xz's by bash around it, the
+    paper's benchmarks' own elapsed= line (in $S/TAG.out)."""
+    if name in PAPER:
+        return (f"{profiler} {PAPER[name]} > $S/{tag}.out 2>> $S/err "
+                f"|| fail 10")
+    if name == "xz":
+        return (f"{profiler} bash /tmp/xzt.sh {tag} 2>> $S/err || fail 10")
+    return (f"UW_TIME=$S/{tag}.ns {SEEDS} {profiler} {PROGRAMS[name][2]} "
+            f"> /dev/null 2>> $S/err || fail 10")
 
 
 def guest_script(runs):
@@ -94,22 +116,42 @@ def guest_script(runs):
                      f"--callchain=127 --no-unwind-wait -- {cmd} > /dev/null "
                      f"2>> $S/err || fail 12")
         lines.append(f"cp /tmp/c.slp $S/{name}.cold")
+    for name in [*PROGRAMS, *PAPER]:
+        if name in PAPER:
+            lines.append(f"{SLEEPY} {PAPER[name]} > /dev/null 2>> $S/err "
+                         f"|| fail 13")
         for r in range(runs):
-            for cfg, prof in (("control", ""), ("sleepy", SLEEPY),
-                              ("perf", PERF)):
-                lines.append(timed(f"{name}.{cfg}.{r}", prof, cmd))
-    for name, cmd in PAPER.items():
-        lines.append(f"{SLEEPY} {cmd} > /dev/null 2>> $S/err || fail 13")
-        for r in range(runs):
-            for cfg, prof in (("control", ""), ("sleepy", SLEEPY)):
-                lines.append(timed(f"{name}.{cfg}.{r}", prof, cmd))
+            for cfg, prof in COST_CONFIGS.items():
+                lines.append(timed(f"{name}.{cfg}.{r}", prof, name))
     lines.append("touch $S/done")
     return "\n".join(lines) + "\n"
 
 
-def median_ns(share, tag, runs):
-    return statistics.median(int((share / f"{tag}.{r}.ns").read_text())
-                             for r in range(runs))
+def run_ns(share, tag):
+    """A timed run's guest time in ns."""
+    f = share / f"{tag}.ns"
+    if f.exists():
+        return int(f.read_text())
+    out = (share / f"{tag}.out").read_text()
+    return round(1e9 * float(re.search(r"elapsed=([0-9.]+)", out).group(1)))
+
+
+def cost(share, name, runs):
+    """Each profiler's overhead on name's work (median of the runs, %),
+    the runs' spread (max - min, % of the median), and its cost a tick
+    (ns of guest time a millisecond of the work: both sample at 1 kHz)."""
+    med = {}
+    out = {}
+    for cfg in COST_CONFIGS:
+        ns = [run_ns(share, f"{name}.{cfg}.{r}") for r in range(runs)]
+        med[cfg] = statistics.median(ns)
+        out[f"{cfg}_spread_pct"] = 100 * (max(ns) - min(ns)) / med[cfg]
+    ctrl = med["control"]
+    out["control_s"] = ctrl / 1e9
+    for cfg in ("sleepy", "perf"):
+        out[f"{cfg}_overhead_pct"] = 100 * (med[cfg] - ctrl) / ctrl
+        out[f"{cfg}_ns_a_tick"] = (med[cfg] - ctrl) / (ctrl / 1e6)
+    return out
 
 
 def delay(path, comm, exe):
@@ -133,7 +175,6 @@ def program_figures(share, name, runs, names):
     perf = unwindcmp.perf_stacks(share / f"{name}.perf", comm)
     inc_o, inc_p = (unwindcmp.inclusive(x, names) for x in (ours, perf))
     top = sorted(inc_p, key=inc_p.get, reverse=True)[:10]
-    ctrl = median_ns(share, f"{name}.control", runs)
     ms, before = delay(share / f"{name}.cold", comm, exe)
     st = s.stats
     return {
@@ -142,10 +183,7 @@ def program_figures(share, name, runs, names):
         "perf_whole_pct": 100 * unwindcmp.whole(perf, exe),
         "top10_max_points_off": max(abs(100 * (inc_o.get(k, 0) - inc_p[k]))
                                     for k in top),
-        "overhead_pct": 100 * (median_ns(share, f"{name}.sleepy", runs) -
-                               ctrl) / ctrl,
-        "perf_overhead_pct": 100 * (median_ns(share, f"{name}.perf", runs) -
-                                    ctrl) / ctrl,
+        **cost(share, name, runs),
         "bytes_per_sample": (share / f"{name}.slp").stat().st_size /
         max(1, st["samples_written"]),
         "perf_bytes_per_sample": (share / f"{name}.perf").stat().st_size /
@@ -164,27 +202,36 @@ def table_sizes():
              "ratio": float(f[3])} for f in (line.split() for line in out)]
 
 
+def cost_line(c):
+    """Each profiler's overhead and cost a tick, and sleepy's against
+    perf's."""
+    ratio = c["sleepy_overhead_pct"] / c["perf_overhead_pct"] \
+        if c["perf_overhead_pct"] > 0 else float("nan")
+    return (f"overhead {c['sleepy_overhead_pct']:+.3f}% "
+            f"({c['sleepy_ns_a_tick']:.0f} ns a tick) vs perf dwarf "
+            f"{c['perf_overhead_pct']:+.3f}% ({c['perf_ns_a_tick']:.0f} ns): "
+            f"{ratio:.3f} of perf's (target <= 0.1); runs' spread "
+            f"{max(c[k + '_spread_pct'] for k in COST_CONFIGS):.3f}%")
+
+
 def report(rows, paper, tables):
     for r in rows:
         print(f"{r['program']}: whole {r['whole_pct']:.1f}% (perf dwarf "
               f"{r['perf_whole_pct']:.1f}%; target >= 98%), top ten "
               f"inclusive at most {r['top10_max_points_off']:.1f} points "
               f"off perf's (target <= 3)")
-        ratio = r["overhead_pct"] / r["perf_overhead_pct"] \
-            if r["perf_overhead_pct"] > 0 else float("nan")
-        print(f"  overhead {r['overhead_pct']:.2f}% vs perf dwarf "
-              f"{r['perf_overhead_pct']:.2f}%: {ratio:.3f} of perf's "
-              f"(target <= 0.1); {r['bytes_per_sample']:.1f} bytes/sample "
-              f"vs {r['perf_bytes_per_sample']:.0f} (target <= 1/50); the "
+        print(f"  {cost_line(r)}")
+        print(f"  {r['bytes_per_sample']:.1f} bytes/sample vs "
+              f"{r['perf_bytes_per_sample']:.0f} (target <= 1/50); the "
               f"tick handler {r['tick_ns_mean']:.0f} ns a call")
         ms = r["delay_ms_no_wait_no_cache"]
         print(f"  exec to first whole stack, no wait, no cache: "
               f"{'never (the run ended)' if ms is None else f'{ms:.0f} ms'}"
               f", {r['samples_before']} samples before it; default (wait, "
               f"cache warm): {r['waits']} waits, {r['wait_ms']:.0f} ms")
-    for b, ov in paper.items():
-        print(f"{b} -O2 -fomit-frame-pointer: sleepy --callchain (tables) "
-              f"overhead {ov:+.4f}% (target <= 0.06%)")
+    for b, c in paper.items():
+        print(f"{b} -O2 -fomit-frame-pointer ({c['control_s']:.3f} s): "
+              f"{cost_line(c)}; target <= 0.06%")
     for t in tables:
         print(f"{t['file']}: table {t['table']} bytes, .eh_frame "
               f"{t['eh_frame']}: {t['ratio']:.2f}x (target <= 2)")
@@ -201,11 +248,7 @@ def main():
                    extra=("--host-root", "--mem", "1024")) as share:
         rows = [program_figures(share, n, args.runs, names)
                 for n in PROGRAMS]
-        paper = {}
-        for b in PAPER:
-            ctrl = median_ns(share, f"{b}.control", args.runs)
-            paper[b] = 100 * (median_ns(share, f"{b}.sleepy", args.runs) -
-                              ctrl) / ctrl
+        paper = {b: cost(share, b, args.runs) for b in PAPER}
     tables = table_sizes()
     write_results("unwind_bench", rows, paper=paper, tables=tables,
                   nr_runs=args.runs, command=shlex.join(sys.argv))

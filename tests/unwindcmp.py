@@ -22,22 +22,35 @@ import sleepyread
 # The guest's workloads (a --host-root guest: Debian's own programs): a
 # JSON round trip and a sort in python3 (its C accelerator, _json, a
 # dlopen'd extension), a hash of 400,000 keys sorted in perl, xz -9 on
-# 3 MB of a real binary. Written to /tmp by SETUP_SH.
+# 3 MB of a real binary. Written to /tmp by SETUP_SH. With UW_TIME set,
+# the scripts write the guest time of their work (after start-up: the
+# interpreter's reads of its modules over 9p not in it), in ns, to that
+# file (./build.sh bench unwind).
 SETUP_SH = r"""
 cat > /tmp/uw.py <<'PY'
-import json, random
+import json, os, random, time
+t0 = time.monotonic_ns()
 random.seed(1)
 d = [{"k": random.random(), "s": str(i) * 3} for i in range(40000)]
 for _ in range(4):
     t = json.loads(json.dumps(d))
     t.sort(key=lambda x: x["k"])
 print(len(t))
+if "UW_TIME" in os.environ:
+    with open(os.environ["UW_TIME"], "w") as f:
+        f.write(f"{time.monotonic_ns() - t0}\n")
 PY
 cat > /tmp/uw.pl <<'PL'
+use Time::HiRes qw(clock_gettime CLOCK_MONOTONIC);
+my $t0 = clock_gettime(CLOCK_MONOTONIC);
 my %h;
 $h{($_ * 7919) % 1000003} = $_ for 1 .. 400000;
 my @k = sort { $a <=> $b } keys %h;
 print scalar(@k), "\n";
+if (defined $ENV{UW_TIME}) {
+    open(my $f, ">", $ENV{UW_TIME}) or die "$ENV{UW_TIME}: $!";
+    printf $f "%d\n", (clock_gettime(CLOCK_MONOTONIC) - $t0) * 1e9;
+}
 PL
 head -c 3000000 /usr/bin/python3.11 > /tmp/uw.data
 echo 0 > /proc/sys/kernel/perf_event_paranoid
