@@ -7,8 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The number every call the kernel has no call of is noted as. */
+static const char nosys_name[] = "enosys";
+
 const char *syscall_name(unsigned int nr)
 {
+	if (nr == SLEEPY_KCTX_SYSCALL_NONE)
+		return nosys_name;
 	return nr < syscall_table_size ? syscall_table[nr] : NULL;
 }
 
@@ -35,6 +40,8 @@ long syscall_lookup(const char *s)
 	}
 	if (!strncmp(s, "sys_", 4) && s[4] >= '0' && s[4] <= '9')
 		return syscall_lookup(s + 4);
+	if (!strcmp(s, nosys_name))
+		return SLEEPY_KCTX_SYSCALL_NONE;
 	for (unsigned int nr = 0; nr < syscall_table_size; nr++)
 		if (syscall_table[nr] && !strcmp(syscall_table[nr], s))
 			return nr;

@@ -34,7 +34,13 @@ from conftest import scenario_ok
 pytestmark = pytest.mark.vm
 
 NR = dict(read=0, write=1, nanosleep=35, getppid=110, execve=59,
-          exit_group=231, restart_syscall=219, recvfrom=45)
+          exit_group=231, restart_syscall=219, recvfrom=45, kill=62,
+          rt_sigreturn=15)
+# Every number the kernel has no call of (uapi SLEEPY_KCTX_SYSCALL_NONE).
+NR_NONE = 0x7fff
+# latency_demo badnr's calls: more numbers than a CPU's table has slots
+# (1,024 by default), which each took one before they were folded.
+BADNR = 4000
 # The pipe's reads. Under -icount a read's own instructions are few (a
 # copy of 64 KiB some 12 us, a blocked read's wait and wake under 2 us),
 # so the peaks need thousands of reads for the samples that
@@ -45,7 +51,8 @@ NR = dict(read=0, write=1, nanosleep=35, getppid=110, execve=59,
 PIPE = dict(fast=8000, slow=18000, slow_us=1500)
 
 EDGE = r"""
-for m in counts counts6 pipe threads exit exec restart eintr stopped storm
+for m in counts counts6 pipe threads exit exec restart eintr stopped storm \
+    badnr after sigret full
 do cp /usr/bin/latency_demo /tmp/lat_$m || exit 9; done
 """
 
@@ -106,6 +113,31 @@ sample_start -o /var/log/edge.slp --latency || exit 10
 /tmp/lat_stopped stopped --sleeps 40 --sleep-us 3000 > $S/stopped.out || exit 17
 sample_stop --json > $S/edge.stats || exit 11
 cp /var/log/edge.slp $S/ || exit 18
+EOF
+
+# Calls of numbers without a call, then another program's calls; and
+# rt_sigreturn()s that restore a restart code.
+scenario badnr <<'EOF'
+sample_start -o /var/log/badnr.slp --latency || exit 10
+/tmp/lat_badnr badnr --calls """ + str(BADNR) + r""" > $S/badnr.out || exit 12
+/tmp/lat_after counts --sleeps 2 --getppid 2000 --reads 2 \
+    > $S/after.out || exit 13
+sample_stop --json > $S/badnr.stats || exit 11
+cp /var/log/badnr.slp $S/ || exit 15
+sample_start -o /var/log/sigret.slp --latency -- \
+    /tmp/lat_sigret sigreturn --calls 300 > $S/sigret.out || exit 14
+cp /var/log/sigret.slp $S/ || exit 16
+EOF
+
+# A full appid pool: 16 appids, 300 execs, then a loop of system calls in
+# a process without an appid.
+scenario fullpool <<'EOF'
+sample_start -o /var/log/full.slp --latency --max-appids 16 || exit 10
+i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i + 1)); done
+/tmp/lat_full counts --sleeps 2 --getppid 20000 --reads 2 \
+    > $S/full.out || exit 12
+sample_stop --json > $S/full.stats || exit 11
+cp /var/log/full.slp $S/ || exit 13
 EOF
 """
 
@@ -385,6 +417,59 @@ def histograms_of(s, appid):
             if h["appid"] == appid:
                 out[h["nr"]] += h["calls"]
     return out
+
+
+def test_numbers_without_a_call_share_one_histogram(release_vm):
+    """Calls of 4,000 numbers the kernel has no call of, each different,
+    are one histogram (NR_NONE), not one slot each: the calls after them,
+    another program's, are all counted and none is lost (without the fold,
+    the CPU's 1,024 slots filled and every later call was lost)."""
+    scenario_ok(release_vm, "badnr")
+    s = sleepyread.read(release_vm / "badnr.slp")
+    check_accounting(s)
+    truth = out_json(release_vm / "badnr.out")
+    assert truth["enosys"] == truth["calls"] == BADNR
+    bad = histograms(s, "lat_badnr")
+    assert bad[NR_NONE]["calls"] == BADNR
+    assert not [nr for nr in bad if truth["first"] <= nr < NR_NONE]
+    after, want = histograms(s, "lat_after"), out_json(release_vm /
+                                                       "after.out")
+    for call in ("nanosleep", "getppid", "read"):
+        assert after[NR[call]]["calls"] == want[call], call
+
+
+def test_a_full_appid_pool_counts_calls_without_an_appid_as_lost(
+        release_vm):
+    """With the pool full, a process without an appid has its calls
+    counted as lost (its task remembers the miss, so that they do not each
+    take the appid table's lock), and the rest of the session's accounting
+    stays exact: the 16 appids' calls are counted."""
+    scenario_ok(release_vm, "fullpool")
+    s = sleepyread.read(release_vm / "full.slp")
+    st, truth = s.stats, out_json(release_vm / "full.out")
+    assert len(s.appids) == 16
+    assert not s.by_name("lat_full")
+    assert st["syscalls_lost"] == sum(x["lost"] for x in s.segments)
+    assert st["syscalls_lost"] >= truth["getppid"] + truth["nanosleep"] + \
+        truth["read"]
+    assert st["syscalls_counted"] == sum(x["calls"] for x in s.segments) > 0
+
+
+def test_a_restart_code_from_rt_sigreturn_counts_once(release_vm):
+    """rt_sigreturn() that restores -ERESTARTSYS into rax returns it with
+    no signal decision to follow; the next call's signal decision is not
+    that attempt's. Every kill() and rt_sigreturn() is counted once, and
+    none as restarted (before, half the rt_sigreturn()s were counted as
+    restarts and never as calls)."""
+    scenario_ok(release_vm, "badnr")
+    s = sleepyread.read(release_vm / "sigret.slp")
+    check_accounting(s)
+    truth = out_json(release_vm / "sigret.out")
+    assert truth["odd"] == 0
+    h = histograms(s, "lat_sigret")
+    assert h[NR["kill"]]["calls"] == truth["kill"]
+    assert h[NR["rt_sigreturn"]]["calls"] == truth["rt_sigreturn"]
+    assert h[NR["kill"]]["restarts"] == h[NR["rt_sigreturn"]]["restarts"] == 0
 
 
 def test_restarted_reads_count_once(release_vm):

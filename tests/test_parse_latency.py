@@ -73,18 +73,21 @@ def lat_json(parse, f, *args):
 def test_syscall_names_from_the_kernel_table(parse):
     """The names come from the kernel's syscall_64.tbl (generated at build
     time): read 0, nanosleep 35, getppid 110, sample_start 451; a number
-    the table lacks is sys_NNN."""
+    the table lacks is sys_NNN; 0x7fff, where the kernel notes every
+    number it has no call of, is enosys."""
     hists = [dict(appid=1, nr=nr, counts={10: 1}) for nr in
-             (READ, NANOSLEEP, GETPPID, SAMPLE_START, 1000)]
+             (READ, NANOSLEEP, GETPPID, SAMPLE_START, 1000, 0x7fff)]
     j = lat_json(parse, lat_session(hists))
     assert sorted((h["nr"], h["syscall"]) for h in j["histograms"]) == [
         (0, "read"), (35, "nanosleep"), (110, "getppid"),
-        (451, "sample_start"), (1000, "sys_1000")]
+        (451, "sample_start"), (1000, "sys_1000"), (0x7fff, "enosys")]
     # A name can be given for a number: --peak takes either.
-    for name in ("getppid", "110", "sys_110"):
+    for name, want in (("getppid", "getppid"), ("110", "getppid"),
+                       ("sys_110", "getppid"), ("enosys", "enosys"),
+                       ("32767", "enosys")):
         r = parse(lat_session(hists), "--latency", "--peak",
                   f"latency_demo:{name}:1", "--by", "eip")
-        assert ok(r) and "peak latency_demo:getppid:1 " in r.stdout
+        assert ok(r) and f"peak latency_demo:{want}:1 " in r.stdout
 
 
 # ---------------------------------------------------------------- histograms

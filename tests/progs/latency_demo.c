@@ -17,6 +17,9 @@
  *   eintr    blocking read()s that a signal without SA_RESTART ends
  *   stopped  nanosleep()s that SIGSTOP and SIGCONT interrupt: restarted
  *            as restart_syscall()
+ *   badnr    calls of numbers the kernel has no call of, each different
+ *   sigreturn  rt_sigreturn() that restores a restart code (-ERESTARTSYS)
+ *            into rax, which no signal decision follows
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,11 +61,17 @@ static const char usage_text[] =
 	"  eintr    --reads N: the same without SA_RESTART: EINTR\n"
 	"  stopped  --sleeps N --sleep-us U: nanosleep()s that the parent\n"
 	"           stops and continues (restarted as restart_syscall)\n"
+	"  badnr    --calls N: system calls 1000, 1001, ... (ENOSYS), N of\n"
+	"           them, each number once (default 20000)\n"
+	"  sigreturn  --calls N: N times, a kill() of itself with SIGUSR1,\n"
+	"           whose handler makes its rt_sigreturn() restore -512\n"
+	"           (-ERESTARTSYS) into rax, then one with SIGUSR2\n"
 	"  -h, --help  this text\n";
 
 struct opts {
 	long sleeps, sleep_us, getppid, reads, fast, slow, fast_bytes,
 	     slow_us, threads, calls;
+	char *argv0;		/* exec: the program run again */
 };
 
 static void die(const char *what)
@@ -230,8 +239,9 @@ static void *blocked_reader(void *arg)
 }
 
 /* A thread blocks in read(); exit_group() then ends it inside the call. */
-static int mode_exit(void)
+static int mode_exit(const struct opts *o)
 {
+	(void)o;
 	int p[2];
 	pthread_t t;
 
@@ -247,9 +257,9 @@ static int mode_exit(void)
 	return 1;
 }
 
-static int mode_exec(char **argv)
+static int mode_exec(const struct opts *o)
 {
-	char *args[] = { argv[0], "exec-done", NULL };
+	char *args[] = { o->argv0, "exec-done", NULL };
 
 	syscall(SYS_execve, "/proc/self/exe", args, environ);
 	die("execve");
@@ -347,6 +357,75 @@ static int mode_stopped(const struct opts *o)
 	return 0;
 }
 
+/* Numbers no kernel has a call of: 1000 up, one call each. */
+static int mode_badnr(const struct opts *o)
+{
+	long enosys = 0;
+
+	for (long i = 0; i < o->calls; i++)
+		enosys += syscall(1000 + i) == -1 && errno == ENOSYS;
+	printf("{\"mode\": \"badnr\", \"first\": 1000, \"calls\": %ld, "
+	       "\"enosys\": %ld}\n", o->calls, enosys);
+	return enosys != o->calls;
+}
+
+/* SIGUSR1: the interrupted code's rax, restored by rt_sigreturn(), -512. */
+static void on_usr1(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	(void)si;
+	uc->uc_mcontext.gregs[REG_RAX] = -512;
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Each SIGUSR1 handler's return leaves rt_sigreturn() returning -512 with
+ * no signal decision to follow; the next kill() delivers SIGUSR2, whose
+ * decision must not take that attempt for its own. Counts: kill and
+ * rt_sigreturn 2N each (and the 2 sigaction() calls).
+ */
+static int mode_sigreturn(const struct opts *o)
+{
+	struct sigaction s1 = { .sa_sigaction = on_usr1,
+				.sa_flags = SA_SIGINFO };
+	struct sigaction s2 = { .sa_handler = on_usr2 };
+	pid_t pid = getpid();
+	long odd = 0;
+
+	if (sigaction(SIGUSR1, &s1, NULL) || sigaction(SIGUSR2, &s2, NULL))
+		die("sigaction");
+	for (long i = 0; i < o->calls; i++) {
+		odd += syscall(SYS_kill, pid, SIGUSR1) != -1 || errno != 512;
+		odd += syscall(SYS_kill, pid, SIGUSR2) != 0;
+	}
+	printf("{\"mode\": \"sigreturn\", \"kill\": %ld, "
+	       "\"rt_sigreturn\": %ld, \"odd\": %ld}\n", 2 * o->calls,
+	       2 * o->calls, odd);
+	return odd != 0;
+}
+
+static int mode_restart(const struct opts *o)
+{
+	return mode_signal(o, SA_RESTART, "restart");
+}
+
+static int mode_eintr(const struct opts *o)
+{
+	return mode_signal(o, 0, "eintr");
+}
+
+static int mode_exec_done(const struct opts *o)
+{
+	(void)o;
+	return puts("{\"mode\": \"exec-done\", \"execve\": 1}") < 0;
+}
+
 static const struct option long_opts[] = {
 	{ "sleeps", required_argument, NULL, 's' },
 	{ "sleep-us", required_argument, NULL, 'u' },
@@ -406,10 +485,23 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 }
 
+/* The modes by name. */
+static const struct {
+	const char *name;
+	int (*run)(const struct opts *o);
+} modes[] = {
+	{ "counts", mode_counts },	{ "pipe", mode_pipe },
+	{ "threads", mode_threads },	{ "exit", mode_exit },
+	{ "exec", mode_exec },		{ "exec-done", mode_exec_done },
+	{ "restart", mode_restart },	{ "eintr", mode_eintr },
+	{ "stopped", mode_stopped },	{ "badnr", mode_badnr },
+	{ "sigreturn", mode_sigreturn },
+};
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 200, 1500, 100000, 300, 2000, 600, 65536, 1500,
-			  4, 20000 };
+			  4, 20000, NULL };
 	const char *mode = argc > 1 ? argv[1] : "";
 
 	if (!strcmp(mode, "-h") || !strcmp(mode, "--help")) {
@@ -417,24 +509,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	parse_opts(argc - 1, argv + 1, &o);
-	if (!strcmp(mode, "counts"))
-		return mode_counts(&o);
-	if (!strcmp(mode, "pipe"))
-		return mode_pipe(&o);
-	if (!strcmp(mode, "threads"))
-		return mode_threads(&o);
-	if (!strcmp(mode, "exit"))
-		return mode_exit();
-	if (!strcmp(mode, "exec"))
-		return mode_exec(argv);
-	if (!strcmp(mode, "exec-done"))
-		return puts("{\"mode\": \"exec-done\", \"execve\": 1}") < 0;
-	if (!strcmp(mode, "restart"))
-		return mode_signal(&o, SA_RESTART, "restart");
-	if (!strcmp(mode, "eintr"))
-		return mode_signal(&o, 0, "eintr");
-	if (!strcmp(mode, "stopped"))
-		return mode_stopped(&o);
+	o.argv0 = argv[0];
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(mode, modes[i].name))
+			return modes[i].run(&o);
 	fprintf(stderr, "latency_demo: %s: unknown mode (see --help)\n", mode);
 	return 2;
 }
