@@ -18,20 +18,17 @@
 __thread struct sleepy_lstack_area sleepy_lstack_tls
 	__attribute__((tls_model("initial-exec")));
 
-static int lstack_call(uint32_t flags)
-{
-	return sleepy_lstack_call(&sleepy_lstack_tls, sizeof(sleepy_lstack_tls),
-				  flags) ? -1 : 0;
-}
-
 int sleepy_lstack_register(void)
 {
-	return lstack_call(0);
+	return sleepy_lstack_call(&sleepy_lstack_tls, sizeof(sleepy_lstack_tls),
+				  0) ? -1 : 0;
 }
 
+/* The kernel takes size 0 with SLEEPY_LSTACK_UNREGISTER. */
 int sleepy_lstack_unregister(void)
 {
-	return lstack_call(SLEEPY_LSTACK_UNREGISTER);
+	return sleepy_lstack_call(&sleepy_lstack_tls, 0,
+				  SLEEPY_LSTACK_UNREGISTER) ? -1 : 0;
 }
 
 /* A name is 1 to SLEEPY_LSTACK_NAME_MAX bytes, none a control character. */

@@ -150,7 +150,7 @@ static inline unsigned int sleepy_lstack_depth(void)
 
 /*
  * The system call itself, for tests: register area of size bytes
- * (flags 0) or unregister it (SLEEPY_LSTACK_UNREGISTER).
+ * (flags 0) or unregister it (SLEEPY_LSTACK_UNREGISTER, size 0).
  */
 static inline long sleepy_lstack_call(void *area, uint32_t size,
 				      uint32_t flags)

@@ -57,7 +57,7 @@ static int lstack(void *area, unsigned int size, unsigned int flags)
 	if (flags & ~SLEEPY_LSTACK_UNREGISTER)
 		return EINVAL;
 	if (flags) {
-		if (!registered || area != registered)
+		if (size || !registered || area != registered)
 			return EINVAL;
 		registered = NULL;
 		return 0;

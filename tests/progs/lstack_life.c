@@ -124,7 +124,7 @@ struct step {
 
 /* In order: some register and unregister, which the later ones rely on. */
 static const struct step steps[] = {
-	{ "unregister-none", AREA_A, 528, UNREG, EINVAL },
+	{ "unregister-none", AREA_A, 0, UNREG, EINVAL },
 	{ "efault-unmapped", AREA_UNMAPPED, 528, 0, EFAULT },
 	{ "efault-kernel-address", AREA_KERNEL, 528, 0, EFAULT },
 	{ "efault-null", AREA_NULL, 528, 0, EFAULT },
@@ -138,12 +138,14 @@ static const struct step steps[] = {
 	{ "register-smallest", AREA_A, SLEEPY_LSTACK_MIN_SIZE, 0, 0 },
 	{ "ebusy-same-area", AREA_A, SLEEPY_LSTACK_MIN_SIZE, 0, EBUSY },
 	{ "ebusy-other-area", AREA_B, 528, 0, EBUSY },
-	{ "unregister-wrong-area", AREA_B, 528, UNREG, EINVAL },
-	{ "unregister-unknown-flag", AREA_A, 528, UNREG | 0x2, EINVAL },
-	{ "unregister", AREA_A, 528, UNREG, 0 },
-	{ "unregister-twice", AREA_A, 528, UNREG, EINVAL },
+	{ "unregister-wrong-area", AREA_B, 0, UNREG, EINVAL },
+	{ "unregister-unknown-flag", AREA_A, 0, UNREG | 0x2, EINVAL },
+	{ "unregister-size-not-zero", AREA_A, 528, UNREG, EINVAL },
+	{ "unregister", AREA_A, 0, UNREG, 0 },
+	{ "unregister-twice", AREA_A, 0, UNREG, EINVAL },
 	{ "register-largest", AREA_B, MAX_SIZE, 0, 0 },
-	{ "unregister-largest", AREA_B, MAX_SIZE, UNREG, 0 },
+	{ "unregister-largest-size-not-zero", AREA_B, MAX_SIZE, UNREG, EINVAL },
+	{ "unregister-largest", AREA_B, 0, UNREG, 0 },
 };
 
 static void run_steps(void)
