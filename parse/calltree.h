@@ -85,6 +85,8 @@ struct tree_order {
 ssize_t calltree_children(const struct tree_order *o, uint32_t n,
 			  uint32_t **out);
 
+struct peak_windows;
+
 struct stack_source {
 	struct symbolizer *sym;
 	const struct appid_table *appids;
@@ -92,6 +94,7 @@ struct stack_source {
 	struct strtab *names;
 	bool by_app;		/* the root's frames: apps, not appids */
 	uint32_t unknown;	/* strtab id of "[unknown]" */
+	struct peak_windows *windows;	/* --peak's calls, or NULL */
 };
 
 /*

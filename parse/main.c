@@ -384,7 +384,8 @@ static struct stack_source stack_source(struct state *st, bool by_app)
 	if (unknown == STRTAB_NOMEM)
 		die_nomem();
 	return (struct stack_source){ &st->sym, &st->appids, &st->chains,
-				      &st->names, by_app, unknown };
+				      &st->names, by_app, unknown,
+				      st->o.peak ? &st->windows : NULL };
 }
 
 /* The call tree of the stacks (callee first if inverted). */

@@ -444,7 +444,8 @@ static int aggregate(struct pprof *p, struct sleepy_reader *r)
 	uint32_t chain;
 	int rc;
 
-	while ((rc = session_next_wanted(r, o, src->appids, &x)) > 0) {
+	while ((rc = session_next_wanted(r, o, src->appids, src->windows,
+					  &x)) > 0) {
 		chain = x.flags & SLEEPY_SAMPLE_F_CHAIN ?
 			chains_lookup(src->chains, x.cpu, x.chain) : 0;
 		if (counts_add(&p->samples, x.ip, counts_a(x.appid, x.pid),

@@ -72,7 +72,8 @@ int script_write(FILE *out, struct sleepy_reader *r, const struct options *o,
 	struct sleepy_sample x;
 	int rc;
 
-	while ((rc = session_next_wanted(r, o, src->appids, &x)) > 0)
+	while ((rc = session_next_wanted(r, o, src->appids, src->windows,
+					  &x)) > 0)
 		if (sample_lines(out, src, h, &x))
 			return -1;
 	return rc < 0 ? -2 : 0;

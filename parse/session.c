@@ -99,8 +99,7 @@ on_sample(struct pass *p, const struct sleepy_record *rec)
 		return counts_pipe_add(&p->pipe, sleepy_sample_ip(rec) & p->ipm,
 				       sleepy_sample_appid(rec) & p->am, 0, 0);
 	sleepy_get_sample(rec, &x);
-	if (!session_sample_wanted(o, &x) || (p->out->windows &&
-	    !peak_windows_hit(p->out->windows, x.tid, x.time_ns))) {
+	if (!session_sample_passes(o, p->out->windows, &x)) {
 		s->selected--;
 		return 0;
 	}
@@ -414,7 +413,7 @@ void session_warnings(const char *file, const struct session *s,
 
 int session_next_wanted(struct sleepy_reader *r, const struct options *o,
 			const struct appid_table *appids,
-			struct sleepy_sample *x)
+			struct peak_windows *windows, struct sleepy_sample *x)
 {
 	struct sleepy_record rec;
 	int rc;
@@ -424,7 +423,7 @@ int session_next_wanted(struct sleepy_reader *r, const struct options *o,
 			continue;
 		sleepy_get_sample(&rec, x);
 		if ((o->mode == MODE_ALL || x->mode == o->mode) &&
-		    session_sample_wanted(o, x) &&
+		    session_sample_passes(o, windows, x) &&
 		    filters_appid_wanted(o, appids, x->appid))
 			return 1;
 	}

@@ -23,10 +23,10 @@
 #include "lstack.h"
 #include "maps.h"
 #include "options.h"
+#include "peak.h"
 #include "reader.h"
 #include "strtab.h"
 
-struct peak_windows;
 
 /* What a pass over the file found, besides the counts. */
 struct session {
@@ -92,14 +92,28 @@ static inline bool session_sample_wanted(const struct options *o,
 }
 
 /*
+ * The filter every view's samples pass, in the first pass (session_read())
+ * and in a second (session_next_wanted()): o's in-pass filters and, with
+ * --peak, windows (NULL without): the sample's thread in one of the
+ * peak's sampled calls.
+ */
+static inline bool session_sample_passes(const struct options *o,
+					 struct peak_windows *windows,
+					 const struct sleepy_sample *x)
+{
+	return session_sample_wanted(o, x) &&
+	       (!windows || peak_windows_hit(windows, x->tid, x->time_ns));
+}
+
+/*
  * A second pass over the file (perf-script, pprof): the next sample of r
- * that passes every filter of o (the mode, the in-pass ones, --app and
- * --appid by appids) into *x. 1, 0 at the end, or -1 on a reader error
- * (see sleepy_reader_*()).
+ * that passes every filter of o (the mode, session_sample_passes() with
+ * windows, --app and --appid by appids) into *x. 1, 0 at the end, or -1 on
+ * a reader error (see sleepy_reader_*()).
  */
 int session_next_wanted(struct sleepy_reader *r, const struct options *o,
 			const struct appid_table *appids,
-			struct sleepy_sample *x);
+			struct peak_windows *windows, struct sleepy_sample *x);
 
 /*
  * Read the rest of the file (after its header) into out and s. Returns 0,

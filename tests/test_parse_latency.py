@@ -7,6 +7,7 @@ sessions are synthetic (tests/sleepyfile.py), so every figure is known.
 
     /usr/bin/python3 -m pytest -q tests/test_parse_latency.py
 """
+import gzip
 import json
 import math
 import re
@@ -387,6 +388,71 @@ def test_peak_joins_samples_to_their_calls(parse, tmp_path):
     j = json.loads(ok(parse(f, "--latency", "--peak", "latency_demo:read:2",
                             "--mode", "kernel", "--format", "json")))
     assert j["total"] == 2
+
+
+def test_peak_filters_the_second_pass_views(parse, tmp_path):
+    """--peak's windows apply to the views that read the file a second
+    time, as to the reports: perf-script's samples and pprof's are the
+    peak's 3 (of thread 101 in its slow call), not all 8."""
+    ks = tmp_path / "k.kallsyms"
+    ks.write_text(KSYMS)
+    f = peak_session()
+    peak = ("--latency", "--peak", "latency_demo:read:2", "--kallsyms", ks)
+    out = ok(parse(f, *peak, "--format", "perf-script"))
+    heads = [b.splitlines()[0] for b in out.strip().split("\n\n")]
+    assert [h.split()[:2] for h in heads] == [["latency_demo", "100/101"]] * 3
+    # The file's order; the session began 1 s after boot.
+    assert sorted(h.split()[3] for h in heads) == [
+        "1.010500:", "1.010700:", "1.011500:"]
+    prof = tmp_path / "peak.pb.gz"
+    ok(parse(f, *peak, "--pprof", prof))
+    with gzip.open(prof) as g:
+        want = g.read()
+    all_prof = tmp_path / "all.pb.gz"
+    ok(parse(f, "--mode", "all", "--kallsyms", ks, "--pprof", all_prof))
+    with gzip.open(all_prof) as g:
+        every = g.read()
+    # The samples: the first value of each Sample (profile.proto field 2;
+    # its values, field 2, packed), summed.
+    assert pb_samples(want) == 3 and pb_samples(every) == 8
+
+
+def pb_fields(data):
+    """A protobuf message's (field, value): ints, or bytes when
+    length-delimited."""
+    i = 0
+    while i < len(data):
+        key, i = varint(data, i)
+        if key & 7 == 0:
+            v, i = varint(data, i)
+        elif key & 7 == 2:
+            size, i = varint(data, i)
+            v, i = data[i:i + size], i + size
+        else:
+            raise AssertionError(f"wire type {key & 7}")
+        yield key >> 3, v
+
+
+def pb_samples(profile):
+    """The sample count a pprof profile holds (its first sample type)."""
+    n = 0
+    for field, sample in pb_fields(profile):
+        if field == 2:
+            values = [v for f, v in pb_fields(sample) if f == 2]
+            n += varint(values[0], 0)[0] if isinstance(values[0], bytes) \
+                else values[0]
+    return n
+
+
+def varint(data, i):
+    v, shift = 0, 0
+    while True:
+        b = data[i]
+        i += 1
+        v |= (b & 0x7f) << shift
+        shift += 7
+        if b < 0x80:
+            return v, i
 
 
 @pytest.mark.parametrize("spec, what", [
