@@ -303,6 +303,14 @@ sample_start -o /tmp/m2.samples --buffers 64 --buffer-size 1M \
 sample_stop > /dev/null 2>&1
 sample_start -o /tmp/m3.samples --buffers 4096 --buffer-size 64K \
   > $S/e2big.out 2>&1; echo "status=$?" >> $S/e2big.out
+# The file's page cache (tmpfs: shmem) is the caller's cgroup's too, though
+# the writer is a kworker.
+mkdir /sys/fs/cgroup/writer /tmp/wt && mount -t tmpfs none /tmp/wt || exit 12
+sh -c 'echo $$ > /sys/fs/cgroup/writer/cgroup.procs
+  exec sample_start -o /tmp/wt/w.samples --callchain -- spin -s 1' \
+  > /dev/null 2>&1 || exit 13
+sed -n 's/^shmem //p' /sys/fs/cgroup/writer/memory.stat > $S/writer.stat
+stat -c %s /tmp/wt/w.samples >> $S/writer.stat
 EOF
 """
 
@@ -968,13 +976,19 @@ def test_a_held_mmap_lock_does_not_wedge_start_or_stop(two):
 
 def test_session_memory_is_charged_and_bounded(two):
     """Item 12: the pools are charged to the caller's memory cgroup, and
-    a session over a quarter of RAM is refused before it allocates."""
+    so is the file's page cache that the writer fills; a session over a
+    quarter of RAM is refused before it allocates."""
     scenario_ok(two.share, "memory")
     assert two.file("memcg.out") == (
         "sample_start: /tmp/m1.samples: Cannot allocate memory (64 buffers "
         "of 1048576 bytes per CPU; the memory is charged to your memory "
         "cgroup)\nstatus=1\n")
     assert two.file("memroot.out") == "status=0\n"
+    # The session file's pages on tmpfs (written by the writer, a kworker)
+    # are charged to the caller's cgroup: all but the last page's rounding
+    # (before the fix, only what sample_start itself wrote, a page).
+    shmem, size = map(int, two.file("writer.stat").split())
+    assert size > 16384 and shmem >= size - 4096, (shmem, size)
     assert two.file("e2big.out") == (
         "sample_start: /tmp/m3.samples: the session would take more than "
         "1/4 of the machine's memory (4096 buffers of 65536 bytes on each "
