@@ -322,7 +322,8 @@ static uint64_t section_size(Elf *elf, const char *name)
 static int emit(struct builder *b, uint64_t lo, uint64_t hi, int vdso,
 		struct uw_table *t)
 {
-	uint32_t nb = (uint32_t)((hi - lo + 0xffff) >> SLEEPY_UNWIND_BLOCK_SHIFT);
+	const uint64_t mask = (1u << SLEEPY_UNWIND_BLOCK_SHIFT) - 1;
+	uint32_t nb = (uint32_t)((hi - lo + mask) >> SLEEPY_UNWIND_BLOCK_SHIFT);
 	struct sleepy_unwind_table *h;
 	struct sleepy_unwind_row *rows;
 	uint32_t *index, blk = 0;
@@ -346,7 +347,7 @@ static int emit(struct builder *b, uint64_t lo, uint64_t hi, int vdso,
 		while (blk <= rel >> SLEEPY_UNWIND_BLOCK_SHIFT)
 			index[blk++] = (uint32_t)i;
 		rows[i] = (struct sleepy_unwind_row){
-			(uint16_t)(rel & 0xffff), (uint16_t)b->rows[i].rule };
+			(uint16_t)(rel & mask), (uint16_t)b->rows[i].rule };
 	}
 	while (blk <= nb)
 		index[blk++] = (uint32_t)b->nr_rows;

@@ -30,6 +30,9 @@
 #define COPIES		32
 #define MAX_ERRNO	134
 #define TABLE_MAX	(256 * 1024)
+#define BLOCK		(1u << SLEEPY_UNWIND_BLOCK_SHIFT)
+/* The most a random table covers: its block index a quarter of TABLE_MAX. */
+#define SPAN_MAX	((uint64_t)TABLE_MAX / 16 << SLEEPY_UNWIND_BLOCK_SHIFT)
 
 static unsigned long calls, accepted, refused_by_code[16], errors[MAX_ERRNO];
 static unsigned long undocumented, runs;
@@ -100,17 +103,18 @@ static size_t random_table(void *buf, uint64_t lo, uint64_t hi, int vdso)
 	struct sleepy_unwind_row *rows;
 
 	lo += rnd((hi - lo) / 2);
-	span = 1 + rnd(hi - lo);
-	nb = (span + 0xffff) >> 16;
+	span = 1 + rnd(hi - lo < SPAN_MAX ? hi - lo : SPAN_MAX);
+	nb = (span + BLOCK - 1) >> SLEEPY_UNWIND_BLOCK_SHIFT;
 	index = (uint32_t *)(rules + nr_rules);
 	rows = (void *)(index + nb + 1);
 	for (uint32_t i = 0; i < nr_rules; i++)
 		rules[i] = random_rule();
 	for (uint32_t b = 0; b < nb; b++) {
 		index[b] = nr;
-		for (a = b ? rnd(16) : 0; a < 0x10000 && (b << 16) + a < span &&
+		for (a = b ? rnd(16) : 0; a < BLOCK &&
+		     ((uint64_t)b << SLEEPY_UNWIND_BLOCK_SHIFT) + a < span &&
 		     (char *)(rows + nr + 1) < (char *)buf + TABLE_MAX;
-		     a += 1 + rnd(600)) {
+		     a += 1 + rnd(BLOCK / 4)) {
 			rows[nr].addr = a;
 			rows[nr++].rule = rnd(nr_rules);
 		}
