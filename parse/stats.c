@@ -45,7 +45,8 @@ static const struct stat_field session_v[] = {
 	S(latency_records_dropped), UNWIND(struct sample_stats, S),
 	S(unwind_tables), S(unwind_refused), S(unwind_files),
 	S(unwind_ranges_dropped), S(unwind_mem_hwm), S(unwind_wait_ns),
-	S(unwind_waits), S(unwind_wait_timeouts),
+	S(unwind_waits), S(unwind_wait_timeouts), S(mmap_repeats),
+	S(mmap_over_budget), S(offcpu_over_budget),
 };
 
 static const struct stat_field cpu_v[] = {

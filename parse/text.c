@@ -184,9 +184,10 @@ static void lstack_lines(FILE *out, const struct session *s)
 		PRIu64 "\n", HEAD_W, "lstacks", (uint64_t)st->lstack_samples,
 		(uint64_t)st->lstack_retries, (uint64_t)st->lstack_torn,
 		(uint64_t)st->lstack_faults, (uint64_t)st->lstack_truncated);
-	fprintf(out, "%-*s%" PRIu64 " records made, %" PRIu64 " lost\n",
-		HEAD_W, "off-CPU", (uint64_t)st->offcpu_records,
-		(uint64_t)st->offcpu_dropped);
+	fprintf(out, "%-*s%" PRIu64 " records made, %" PRIu64 " lost, %"
+		PRIu64 " over the budget\n", HEAD_W, "off-CPU",
+		(uint64_t)st->offcpu_records, (uint64_t)st->offcpu_dropped,
+		(uint64_t)st->offcpu_over_budget);
 }
 
 /* A session with latency histograms: the calls counted, lost and
@@ -232,6 +233,11 @@ static void stats_lines(FILE *out, const struct session *s)
 		(uint64_t)st->dropped_max_size);
 	fprintf(out, "%-*s%" PRIu32 " in use at most, on the busiest CPU\n",
 		HEAD_W, "buffers", (uint32_t)st->buffers_hwm);
+	if (st->mmap_repeats || st->mmap_over_budget)
+		fprintf(out, "%-*s%" PRIu32 " repeated, %" PRIu32 " over the "
+			"budget: no MMAP record\n", HEAD_W, "exec ranges",
+			(uint32_t)st->mmap_repeats,
+			(uint32_t)st->mmap_over_budget);
 	chain_lines(out, s);
 	lstack_lines(out, s);
 	latency_lines(out, s);

@@ -137,6 +137,7 @@ static void print_lstack_rows(const struct sample_stats *s)
 	row("logical stacks cut at 16", s->lstack_truncated);
 	row("off-CPU records", s->offcpu_records);
 	row("off-CPU records lost", s->offcpu_dropped);
+	row("off-CPU records over the budget", s->offcpu_over_budget);
 }
 
 /* A session with latency histograms: the calls and their records. */
@@ -202,6 +203,10 @@ static void print_table(const struct sample_stats *s,
 	fputc('\n', stats_out);
 	row("appids", s->appids);
 	row("meta records dropped", s->meta_dropped);
+	if (s->mmap_repeats || s->mmap_over_budget) {
+		row("exec ranges repeated, no record", s->mmap_repeats);
+		row("exec ranges over the budget", s->mmap_over_budget);
+	}
 	row("pid entries in use at stop", s->pids_mapped);
 	if (s->irq_calls) {
 		sout("  %-*s %*" PRIu64 " ns  over %" PRIu64 " calls\n",
@@ -330,6 +335,9 @@ static void print_json(const struct sample_stats *s,
 	U64(unwind_wait_ns);
 	U64(unwind_waits);
 	U64(unwind_wait_timeouts);
+	U64(mmap_repeats);
+	U64(mmap_over_budget);
+	U64(offcpu_over_budget);
 	if (sum->overflow)
 		sout("  \"accounted\": null,\n");
 	else

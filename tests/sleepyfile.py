@@ -145,8 +145,12 @@ STATS_FIELDS += [(name, "Q") for name in UNWIND_WALK_STATS] + [
     ("unwind_wait_ns", "Q"), ("unwind_waits", "I"),
     ("unwind_wait_timeouts", "I"),
 ]
+# The budgets' figures (a version 6 STATS record of 368 bytes).
+STATS_FIELDS += [("mmap_repeats", "I"), ("mmap_over_budget", "I"),
+                 ("offcpu_over_budget", "Q")]
 SAMPLE_STATS = struct.Struct("<" + "".join(t for _, t in STATS_FIELDS))
-SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 352
+SAMPLE_STATS_SIZE = SAMPLE_STATS.size               # 368
+SAMPLE_STATS_SIZE_V6 = 352                          # the unwind kernels' first
 SAMPLE_STATS_SIZE_V5 = 280                          # version 5's kernels
 SAMPLE_STATS_SIZE_VER0 = 120
 SAMPLE_STATS_SIZE_V2 = 128                          # version 2's kernels

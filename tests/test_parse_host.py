@@ -90,6 +90,7 @@ def test_python_layout_matches_the_uapi_header(tmp_path):
         "SAMPLE_STATS_SIZE_VER3",
         "SAMPLE_STATS_SIZE_VER4",
         "SAMPLE_STATS_SIZE_VER5",
+        "SAMPLE_STATS_SIZE_VER6",
         "sizeof(struct sleepy_rec_cpu_stats)",
         "sizeof(struct sleepy_rec_chain)",
         "offsetof(struct sleepy_rec_chain, id)",
@@ -142,7 +143,9 @@ def test_python_layout_matches_the_uapi_header(tmp_path):
     assert got["offsetof(struct sleepy_rec_stats, stats)"] == \
         sf.STATS_HDR.size
     assert got["sizeof(struct sample_stats)"] == sf.SAMPLE_STATS_SIZE == \
-        got["SAMPLE_STATS_SIZE_VER5"]
+        got["SAMPLE_STATS_SIZE_VER6"]
+    assert got["SAMPLE_STATS_SIZE_VER5"] == sf.SAMPLE_STATS_SIZE_V6 == \
+        off("<", sf.STATS_FIELDS, "mmap_repeats")
     assert got["SAMPLE_STATS_SIZE_VER4"] == sf.SAMPLE_STATS_SIZE_V5 == \
         off("<", sf.STATS_FIELDS, "unwind_frames")
     assert got["SAMPLE_STATS_SIZE_VER3"] == sf.SAMPLE_STATS_SIZE_V4 == \
@@ -1082,12 +1085,12 @@ def test_sample_start_usage_errors(faked, args, what):
 
 
 @pytest.mark.parametrize("possible, size, ok", [
-    # 180 + 1000 x 204 + 360 + 32768 = 237308 bytes on 1000 CPU ids.
+    # 180 + 1000 x 204 + 376 + 32768 = 237324 bytes on 1000 CPU ids.
     ("0-999\n", "64K", False),
-    ("0-999\n", "237307", False),
-    ("0-999\n", "237308", True),
-    ("0-499,512-999\n", "237307", False),     # a hole: still 1000 ids
-    ("0,2-998,999\n", "237308", True),
+    ("0-999\n", "237323", False),
+    ("0-999\n", "237324", True),
+    ("0-499,512-999\n", "237323", False),     # a hole: still 1000 ids
+    ("0,2-998,999\n", "237324", True),
     ("0-1\n", "64K", True),
     ("junk\n", "64K", True),                  # unknown: the kernel judges
 ])
@@ -1106,7 +1109,7 @@ def test_sample_start_max_size_holds_the_statistics(faked, possible, size,
         assert r.returncode == 2 and call is None
         assert r.stderr == (
             f"sample_start: --max-size: {sf_size(size)} is below the minimum "
-            "of 237308 bytes on 1000 CPUs (the file header and statistics "
+            "of 237324 bytes on 1000 CPUs (the file header and statistics "
             "records, plus 32768)\n")
 
 
@@ -1541,7 +1544,7 @@ def test_sample_start_runs_a_command(faked, tmp_path, cmd, status, first):
     assert table_value(r.stderr, "samples taken") == "1000"
     assert err[-1] == ("accounting: exact (taken = written + dropped + "
                        "discarded)")
-    assert call == ["stop", "352"]
+    assert call == ["stop", "368"]
 
 
 def test_sample_start_command_with_a_bad_session(faked, tmp_path):
@@ -1557,11 +1560,11 @@ def test_sample_start_command_with_a_bad_session(faked, tmp_path):
 
 
 def test_sample_stop_passes_its_stats_size(faked):
-    """sizeof(struct sample_stats), SAMPLE_STATS_SIZE_VER4; the fake fails
+    """sizeof(struct sample_stats), SAMPLE_STATS_SIZE_VER6; the fake fails
     the call with EFAULT for any other size."""
     r, call = faked("sample_stop", stats="nr_cpus=300")
     assert r.returncode == 0, r.stderr
-    assert call == ["stop", "352"]
+    assert call == ["stop", "368"]
     assert "(300 CPUs)" in r.stdout
     assert "call chains" not in r.stdout
 

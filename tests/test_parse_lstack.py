@@ -359,7 +359,7 @@ def test_summary(lparse):
             "stats, 0 unknown, 8 off-CPU",
             "lstacks       60 samples with one; retried 5, torn 2, "
             "unreadable 1, truncated 2",
-            "off-CPU       9 records made, 1 lost",
+            "off-CPU       9 records made, 1 lost, 0 over the budget",
             "lstack tree   57 samples, 7 off-CPU records (0.070s)",
             "truncated     2 samples, 0 off-CPU records: under [truncated]",
             "no lstack     13 samples: threads without a logical stack",
