@@ -35,7 +35,7 @@ pytestmark = pytest.mark.vm
 
 NR = dict(read=0, write=1, nanosleep=35, getppid=110, execve=59,
           exit_group=231, restart_syscall=219, recvfrom=45, kill=62,
-          rt_sigreturn=15)
+          rt_sigreturn=15, time=201, gettimeofday=96)
 # Every number the kernel has no call of (uapi SLEEPY_KCTX_SYSCALL_NONE).
 NR_NONE = 0x7fff
 # latency_demo badnr's calls: more numbers than a CPU's table has slots
@@ -52,7 +52,7 @@ PIPE = dict(fast=8000, slow=18000, slow_us=1500)
 
 EDGE = r"""
 for m in counts counts6 pipe threads exit exec restart eintr stopped storm \
-    badnr after sigret full
+    badnr after sigret full vsys
 do cp /usr/bin/latency_demo /tmp/lat_$m || exit 9; done
 """
 
@@ -127,6 +127,9 @@ cp /var/log/badnr.slp $S/ || exit 15
 sample_start -o /var/log/sigret.slp --latency -- \
     /tmp/lat_sigret sigreturn --calls 300 > $S/sigret.out || exit 14
 cp /var/log/sigret.slp $S/ || exit 16
+sample_start -o /var/log/vsys.slp --latency -- \
+    /tmp/lat_vsys vsyscall --calls 100000 > $S/vsys.out || exit 17
+cp /var/log/vsys.slp $S/ || exit 18
 EOF
 
 # A full appid pool: 16 appids, 300 execs, then a loop of system calls in
@@ -470,6 +473,25 @@ def test_a_restart_code_from_rt_sigreturn_counts_once(release_vm):
     assert h[NR["kill"]]["calls"] == truth["kill"]
     assert h[NR["rt_sigreturn"]]["calls"] == truth["rt_sigreturn"]
     assert h[NR["kill"]]["restarts"] == h[NR["rt_sigreturn"]]["restarts"] == 0
+
+
+def test_vsyscall_calls_are_exceptions(release_vm):
+    """time() through the legacy vsyscall page, which the kernel emulates
+    in its page fault handler, is no system call to the hooks: no
+    histogram counts it, and the tick's kernel samples during it read
+    exception, not a call (design.md, "What the hooks do not see")."""
+    scenario_ok(release_vm, "badnr")
+    s = sleepyread.read(release_vm / "vsys.slp")
+    truth = out_json(release_vm / "vsys.out")
+    assert truth["odd"] == 0 and truth["time"] == 100000
+    h = histograms(s, "lat_vsys")
+    assert NR["time"] not in h and NR["gettimeofday"] not in h
+    ids = {a["appid"] for a in s.by_name("lat_vsys")}
+    kernel = [x for x in s.samples
+              if x["appid"] in ids and x["mode"] == sf.MODE_KERNEL]
+    exc = [x for x in kernel if x["kctx"] == sf.KCTX_EXCEPTION]
+    assert len(kernel) > 20 and len(exc) >= 0.9 * len(kernel), \
+        Counter(x["kctx"] for x in kernel)
 
 
 def test_restarted_reads_count_once(release_vm):

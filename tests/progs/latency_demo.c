@@ -20,6 +20,8 @@
  *   badnr    calls of numbers the kernel has no call of, each different
  *   sigreturn  rt_sigreturn() that restores a restart code (-ERESTARTSYS)
  *            into rax, which no signal decision follows
+ *   vsyscall time() through the legacy vsyscall page, which the kernel
+ *            emulates in its page fault handler (vsyscall=xonly)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,6 +68,7 @@ static const char usage_text[] =
 	"  sigreturn  --calls N: N times, a kill() of itself with SIGUSR1,\n"
 	"           whose handler makes its rt_sigreturn() restore -512\n"
 	"           (-ERESTARTSYS) into rax, then one with SIGUSR2\n"
+	"  vsyscall --calls N: time() through the vsyscall page, N times\n"
 	"  -h, --help  this text\n";
 
 struct opts {
@@ -426,6 +429,19 @@ static int mode_exec_done(const struct opts *o)
 	return puts("{\"mode\": \"exec-done\", \"execve\": 1}") < 0;
 }
 
+/* The legacy vsyscall page's time(): a fault the kernel emulates. */
+static int mode_vsyscall(const struct opts *o)
+{
+	time_t (*vtime)(time_t *) = (time_t (*)(time_t *))0xffffffffff600400UL;
+	long odd = 0;
+
+	for (long i = 0; i < o->calls; i++)
+		odd += vtime(NULL) <= 0;
+	printf("{\"mode\": \"vsyscall\", \"time\": %ld, \"odd\": %ld}\n",
+	       o->calls, odd);
+	return odd != 0;
+}
+
 static const struct option long_opts[] = {
 	{ "sleeps", required_argument, NULL, 's' },
 	{ "sleep-us", required_argument, NULL, 'u' },
@@ -495,7 +511,7 @@ static const struct {
 	{ "exec", mode_exec },		{ "exec-done", mode_exec_done },
 	{ "restart", mode_restart },	{ "eintr", mode_eintr },
 	{ "stopped", mode_stopped },	{ "badnr", mode_badnr },
-	{ "sigreturn", mode_sigreturn },
+	{ "sigreturn", mode_sigreturn },	{ "vsyscall", mode_vsyscall },
 };
 
 int main(int argc, char **argv)
