@@ -131,7 +131,7 @@ def test_many_pages_flipped_stay_within_the_budget(vm):
     # Every flip is one of the three (a repeat: the range of the last one
     # made, which the round of 64 comes back to while over the budget).
     assert made + st["mmap_over_budget"] + st["mmap_repeats"] == flips
-    assert st["mmap_over_budget"] > flips / 2
+    assert st["mmap_over_budget"] > 0
 
 
 def test_off_cpu_records_stay_within_the_budget(vm):
