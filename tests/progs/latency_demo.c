@@ -53,7 +53,7 @@ static const char usage_text[] =
 	"  pipe     --fast N --slow N --fast-bytes B --slow-us U\n"
 	"           read()s of a pipe: N that find B bytes ready (default\n"
 	"           2000 of 65536), N that block until a child writes after\n"
-	"           U us, give or take a tenth (default 600 of 1500): two\n"
+	"           U us, give or take a tenth (default 3000 of 1500): two\n"
 	"           peaks\n"
 	"  threads  --threads N --calls N: getppid() from N threads at once\n"
 	"  exit     a thread blocks in read(); the main thread exits\n"
@@ -516,7 +516,7 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 200, 1500, 100000, 300, 2000, 600, 65536, 1500,
+	struct opts o = { 200, 1500, 100000, 300, 2000, 3000, 65536, 1500,
 			  4, 20000, NULL };
 	const char *mode = argc > 1 ? argv[1] : "";
 
