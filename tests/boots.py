@@ -80,7 +80,7 @@ BOOTS = {
                            minutes=2.1, extra=("--perf",)),
     "release-1cpu-b": Boot("release", 1, icount=True, alone=False,
                            minutes=2.3, extra=("--perf",)),
-    "release-2cpu": Boot("release", 2, icount=True, alone=False, minutes=0.7,
+    "release-2cpu": Boot("release", 2, icount=True, alone=False, minutes=1.4,
                          timeout=900),
     # Two vCPUs that run at once (multi-threaded TCG, a host thread
     # each): the logical stacks' torn copies. It needs both cores.
