@@ -696,6 +696,30 @@ static int latency_arg(int argc, char **argv, int *i,
 	return 1;
 }
 
+/*
+ * The options taken together: the per-CPU pool's limit (its buffers and
+ * their size into *buffers and *size, defaults for fields left at 0), the
+ * room a record needs, and the unwind flags (unwind) that --callchain
+ * takes. Exits with a usage error.
+ */
+static void check_config(struct sample_config *cfg, unsigned int unwind,
+			 __u32 *buffers, __u32 *size)
+{
+	*buffers = cfg->nr_buffers ? cfg->nr_buffers : SAMPLE_DEFAULT_BUFFERS;
+	*size = cfg->buffer_size ? cfg->buffer_size :
+				   SAMPLE_DEFAULT_BUFFER_SIZE;
+	if ((uint64_t)*buffers * *size > SAMPLE_MAX_POOL_BYTES)
+		die(2, "--buffers x --buffer-size: %" PRIu32 " x %" PRIu32
+		    " bytes is over the per-CPU limit of %u MiB", *buffers,
+		    *size, SAMPLE_MAX_POOL_BYTES >> 20);
+	check_record_room(cfg, *size);
+	if (cfg->flags & SAMPLE_F_CALLCHAIN && unwind & SAMPLE_F_UNWIND)
+		cfg->flags |= unwind;
+	else if (cfg->max_unwind_mem)
+		die(2, "--max-unwind-mem: needs --callchain, without "
+		    "--no-unwind");
+}
+
 int main(int argc, char **argv)
 {
 	struct sample_config cfg;
@@ -754,20 +778,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* The per-CPU pool limit, with defaults for the fields left at 0. */
-	buffers = cfg.nr_buffers ? cfg.nr_buffers : SAMPLE_DEFAULT_BUFFERS;
-	size = cfg.buffer_size ? cfg.buffer_size : SAMPLE_DEFAULT_BUFFER_SIZE;
-	if ((uint64_t)buffers * size > SAMPLE_MAX_POOL_BYTES)
-		die(2, "--buffers x --buffer-size: %" PRIu32 " x %" PRIu32
-		    " bytes is over the per-CPU limit of %u MiB", buffers,
-		    size, SAMPLE_MAX_POOL_BYTES >> 20);
-	check_record_room(&cfg, size);
-	if (cfg.flags & SAMPLE_F_CALLCHAIN && unwind & SAMPLE_F_UNWIND)
-		cfg.flags |= unwind;
-	else if (cfg.max_unwind_mem)
-		die(2, "--max-unwind-mem: needs --callchain, without "
-		    "--no-unwind");
-
+	check_config(&cfg, unwind, &buffers, &size);
 	if (sleepy_sample_start(path, &cfg) == 0) {
 		save_kallsyms(path);
 		note_session(path);

@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define PROG "flood"
+#include "die.h"
 #include "libsleepy_lstack.h"
 
 static const char usage_text[] =
@@ -45,11 +47,8 @@ static const char usage_text[] =
 static double seconds = 2.0;
 static long count = -1;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "flood: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
+/* A failed call: its name and errno's text, status 1. */
+#define fail(what) die(1, "%s: %s", what, strerror(errno))
 
 static double now(void)
 {
@@ -68,13 +67,13 @@ static int mode_mprotect(void)
 	long flips = 0;
 
 	if (mem == MAP_FAILED)
-		die("mmap");
+		fail("mmap");
 	while (now() < end) {
 		char *p = mem + (flips % pages) * page;
 
 		if (mprotect(p, (size_t)page, PROT_READ | PROT_EXEC) ||
 		    mprotect(p, (size_t)page, PROT_READ | PROT_WRITE))
-			die("mprotect");
+			fail("mprotect");
 		flips++;
 	}
 	printf("mprotect flips %ld pages %ld\n", flips, pages);
@@ -106,7 +105,7 @@ static void *ping(void *arg)
 	unsigned int t;
 
 	if (sleepy_lstack_register())
-		die("sleepy_lstack");
+		fail("sleepy_lstack");
 	while (now() < p->end) {
 		while ((t = atomic_load(&p->turn)) != s->me) {
 			futex(&p->turn, FUTEX_WAIT_PRIVATE, t);
@@ -130,13 +129,13 @@ static int mode_offcpu(void)
 	long waits = 0;
 
 	if (!p || !s || !t)
-		die("calloc");
+		fail("calloc");
 	for (long i = 0; i < pairs * 2; i++) {
 		p[i / 2].end = now() + seconds;
 		s[i] = (struct side){ &p[i / 2], (unsigned int)(i % 2) };
 		errno = pthread_create(&t[i], NULL, ping, &s[i]);
 		if (errno)
-			die("pthread_create");
+			fail("pthread_create");
 	}
 	for (long i = 0; i < pairs * 2; i++)
 		pthread_join(t[i], NULL);
