@@ -71,6 +71,9 @@ Subcommands (default: all):
   bench latency [--runs N] [--calls N] [--seconds S]
                       what --latency costs a system call (beside strace
                       -c) and the bytes a second its records take; -icount
+  bench storms [--boots N] [--debug] [--max-time-percent P]
+                      sleepy_pmu's 2-vCPU storm boot after boot: each
+                      CPU's overflows, signals and holds; -icount
   clean               remove build/ (kernel trees, images, results)
   -h, --help          this text
 
@@ -244,6 +247,8 @@ cmd_bench() {
 	lstack) shift; exec /usr/bin/python3 "$TOP/bench/lstack_bench.py" "$@" ;;
 	latency) shift; exec /usr/bin/python3 "$TOP/bench/latency_bench.py" "$@" ;;
 	unwind) shift; exec /usr/bin/python3 "$TOP/bench/unwind_bench.py" "$@" ;;
+	storms) shift; build initramfs-debug
+		exec /usr/bin/python3 "$TOP/bench/pmu_storms.py" "$@" ;;
 	esac
 	exec /usr/bin/python3 "$TOP/bench/bench.py" "$@"
 }

@@ -1,6 +1,7 @@
 """One benchmark VM run under -icount, shared by the benchmark drivers
-(pmu_cost.py, lstack_bench.py): the release kernel on 1 vCPU, guest time
-the instruction count, a shared folder for the script's results."""
+(pmu_cost.py, lstack_bench.py, ...): the release kernel on 1 vCPU unless
+told otherwise, guest time the instruction count, a shared folder for the
+script's results."""
 import contextlib
 import csv
 import json
@@ -14,15 +15,16 @@ RESULTS = TOP / "results"
 
 
 @contextlib.contextmanager
-def icount_vm(script, timeout, name, extra=()):
+def icount_vm(script, timeout, name, extra=(), smp=1):
     """Boot the VM to run script (sh) with a fresh shared folder as $S
     (/mnt/share): the script must write $S/done last; extra are more of
-    build.sh vm's options (--perf: the peers' initramfs). Yields the
+    build.sh vm's options (--perf: the peers' initramfs, --debug: the
+    debug kernel); smp: the vCPUs. Yields the
     folder, removed afterwards; a failed run exits with the runner's
     output."""
     with tempfile.TemporaryDirectory(prefix=f"sleepy-{name}-") as d:
         share = Path(d)
-        cmd = [str(TOP / "build.sh"), "vm", "--smp", "1", "--icount",
+        cmd = [str(TOP / "build.sh"), "vm", "--smp", str(smp), "--icount",
                "--timeout", str(timeout), "--share", str(share), *extra,
                "--",
                "sh", "-c", script]
