@@ -139,6 +139,23 @@ sleepy_pmu stop > /dev/null || exit 12
 sleepy_pmu stats > $S/stress-after.out
 sleepy_pmu list > $S/stress-list.out
 EOF
+# The time budget at its lowest, 1% of a tick (10 us of handler time): a
+# spinner's overflows every 100 us hold the CPU, and every overflow is
+# still accounted for; 0 and 101 are refused.
+scenario budget <<'EOF'
+cat /sys/module/sleepy_pmu/parameters/max_time_percent > $S/budget-default.out
+sleepy_pmu stats > $S/budget-before.out
+echo 1 > /sys/module/sleepy_pmu/parameters/max_time_percent || exit 11
+sleepy_pmu config --source software --threshold 100000 > /dev/null || exit 11
+pmu_check busy --seconds 2 > $S/budget.json
+sleepy_pmu stop > /dev/null || exit 12
+echo 25 > /sys/module/sleepy_pmu/parameters/max_time_percent || exit 12
+sleepy_pmu stats > $S/budget-after.out
+for v in 0 101; do
+    echo $v 2>> $S/budget-bad.out > /sys/module/sleepy_pmu/parameters/max_time_percent
+    echo "status=$?" >> $S/budget-bad.out
+done
+EOF
 scenario cost <<'EOF'
 for mode in none sleepy perf; do
     pmu_cost $mode 1000000 20000000 >> $S/cost.jsonl || exit 13
@@ -613,10 +630,33 @@ def test_10k_signals_per_second_for_10_s(release):
     assert d["send_failed"] == 0 and d["spurious"] == 0
     assert accounted(d) == d["overflows"]
     assert d["signals"] - d["withdrawn"] == run["received"], d
+    # The handlers stayed within the time budget (max_time_percent).
+    assert d["overtime"] == 0, d
     # The registration survived it: pmu_check's own unregister at the end
     # fails otherwise. After it, none is left.
     rows = read(release, "stress-list.out").splitlines()
     assert rows[0].split() == ["pid", "signal", "name"] and len(rows) == 1
+
+
+def test_time_budget_holds_a_cpu(release):
+    """With max_time_percent at 1, a CPU whose handlers take more than
+    10 us of a tick is held for a tick: the holds are counted (overtime),
+    the periods that pass in them are throttled, not signalled, and every
+    overflow is still accounted for. (Without the budget the spinner
+    would get a signal every 100 us of its CPU time, as in the stress
+    test.)"""
+    scenario_ok(release, "setup", "budget")
+    assert read(release, "budget-default.out").split() == ["25"]
+    run = load(release, "budget.json")
+    clean(run)
+    d = stats_delta(release, "budget-before.out", "budget-after.out")
+    assert d["overtime"] > 0 and d["throttled"] > 0, d
+    assert accounted(d) == d["overflows"], d
+    assert d["signals"] - d["withdrawn"] == run["received"], d
+    # Held, the spinner gets at most half its signals, and still some.
+    assert 0 < run["received"] <= expected(run, 100_000) / 2, run
+    bad = read(release, "budget-bad.out")
+    assert bad.count("status=1") == 2 and "Invalid argument" in bad, bad
 
 
 def test_10k_signals_per_second_on_two_cpus(release_two):
