@@ -28,6 +28,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -198,6 +199,51 @@ def user_out(tmp_path_factory):
     return out
 
 
+def times_dir(config):
+    """Where the run's boots leave their times (record_times): one folder
+    per run, shared by pytest-xdist's workers and controller."""
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID") or \
+        getattr(config.option, "testrunuid", None) or str(os.getpid())
+    return Path(tempfile.gettempdir()) / f"sleepy-times-{run_id}"
+
+
+def record_times(config, boot, share, seconds):
+    """Boot's host seconds, and each scenario's guest seconds (the .time
+    files SCENARIO_SH leaves), for the run's summary."""
+    rows = [f"{seconds:.1f} {boot}"]
+    for f in share.glob("**/*.time"):
+        t0, t1 = map(float, f.read_text().split())
+        rows.append(f"{t1 - t0:.1f} {f.relative_to(share).with_suffix('')}")
+    d = times_dir(config)
+    d.mkdir(exist_ok=True)
+    (d / f"{boot}.txt").write_text("\n".join(rows) + "\n")
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The boots by host time, each with its longest scenarios by guest
+    time: where the suite's time goes."""
+    d = times_dir(config)
+    boots_seen = []
+    for f in d.glob("*.txt") if d.exists() else ():
+        head, *rows = [line.split(" ", 1) for line in
+                       f.read_text().splitlines()]
+        rows.sort(key=lambda r: -float(r[0]))
+        boots_seen.append((float(head[0]), head[1], rows[:6]))
+    if not boots_seen:
+        return
+    terminalreporter.section("boots (host seconds) and their longest "
+                             "scenarios (guest seconds)")
+    for seconds, boot, rows in sorted(boots_seen, reverse=True):
+        terminalreporter.write_line(
+            f"{seconds:7.1f} s {boot}: " +
+            ", ".join(f"{name} {t}" for t, name in rows))
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput"):
+        shutil.rmtree(times_dir(config), ignore_errors=True)
+
+
 def pytest_sessionfinish(session):
     # The controller of a pytest-xdist run (its workers have workerinput)
     # removes the run's user_out.
@@ -264,8 +310,11 @@ export S=/mnt/share
 scenario() {
     _body=$(cat)
     echo "<4>sleepy-test: scenario ${_part:+$_part/}$1 begins" > /dev/kmsg
+    read -r _t0 _rest < /proc/uptime
     ( eval "$_body" ) 2> "$S/$1.log"
     echo $? > "$S/$1.status"
+    read -r _t1 _rest < /proc/uptime
+    echo "$_t0 $_t1" > "$S/$1.time"
     echo "<4>sleepy-test: scenario ${_part:+$_part/}$1 ends" > /dev/kmsg
 }
 # in_call PID NR [WCHAN]: wait until process PID sleeps in system call NR
@@ -409,7 +458,9 @@ class _Boots:
                        f"{mod.SCENARIOS[name]}\n)\n")
         if boot.kernel == "debug" and KMEMLEAK_SCENARIO not in script:
             script += KMEMLEAK_SCENARIO
+        t0 = time.monotonic()
         boot_scenarios(script, share, **boot.run_vm_kw())
+        record_times(self.session.config, name, share, time.monotonic() - t0)
         # The one kmemleak scan of the boot is every part's.
         for f in share.glob("kmemleak.*"):
             for part in parts:
