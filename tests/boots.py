@@ -61,26 +61,26 @@ class Boot:
 BOOTS = {
     # The sampler's accuracy against CPU time; sleepy_pmu's rates, storm
     # and idle CPU on the debug kernel (test_sampler, test_pmu).
-    "debug-1cpu": Boot("debug", 1, icount=True, alone=False, minutes=2.9),
+    "debug-1cpu": Boot("debug", 1, icount=True, alone=False, minutes=3.0),
     # The debug kernel's 2-vCPU scenarios, in two boots of about the same
     # length: the sampler's and the logical stacks' storms (and the
     # kernel's own checks); call chains, the latency storm and
     # sleepy_pmu's errors, storm, hotplug and lockdown (last: it cannot be
     # undone).
-    "debug-2cpu-a": Boot("debug", 2, icount=True, alone=False, minutes=5.1),
-    "debug-2cpu-b": Boot("debug", 2, icount=True, alone=False, minutes=8.8,
+    "debug-2cpu-a": Boot("debug", 2, icount=True, alone=False, minutes=5.2),
+    "debug-2cpu-b": Boot("debug", 2, icount=True, alone=False, minutes=8.9,
                          last=("test_pmu",)),
     # Fairness at four CPUs, a starved pool, start/stop cycles under a
     # fork storm, the system call fuzzer.
-    "debug-4cpu": Boot("debug", 4, icount=True, alone=False, minutes=8),
+    "debug-4cpu": Boot("debug", 4, icount=True, alone=False, minutes=7.1),
     # The release kernel with Debian's perf: symbols (and perf beside
     # them), sleepy_pmu's rates and costs, the logical-stack server; call
     # chains beside perf -g, the latency histograms' exact counts.
     "release-1cpu-a": Boot("release", 1, icount=True, alone=False,
-                           minutes=2.1, extra=("--perf",)),
+                           minutes=2.0, extra=("--perf",)),
     "release-1cpu-b": Boot("release", 1, icount=True, alone=False,
                            minutes=2.3, extra=("--perf",)),
-    "release-2cpu": Boot("release", 2, icount=True, alone=False, minutes=1.4,
+    "release-2cpu": Boot("release", 2, icount=True, alone=False, minutes=1.1,
                          timeout=900),
     # Two vCPUs that run at once (multi-threaded TCG, a host thread
     # each): the logical stacks' torn copies. It needs both cores.
@@ -89,7 +89,7 @@ BOOTS = {
                                extra=("--mttcg",)),
     # Debian's own programs, the host's root file system.
     "release-1cpu-hostroot": Boot("release", 1, icount=True, alone=False,
-                                  minutes=4.5, timeout=1500, mem=1024,
+                                  minutes=2.4, timeout=1500, mem=1024,
                                   extra=("--host-root",)),
 }
 

@@ -229,7 +229,7 @@ def profile_sessions(out):
 
 
 @pytest.mark.vm
-@pytest.mark.minutes(3)
+@pytest.mark.minutes(3.7)
 def test_tick_profile_counts_every_tick():
     """The tracer finds on_hard_interrupt() at every tick: per session, the
     ticks it followed are exactly the calls the kernel counted
