@@ -9,6 +9,7 @@ thread) loads sleepy_pmu, sets the software source to an overflow every
 100 us of CPU time, and runs a registered spinner pinned to each CPU for
 10 s of its CPU time, the storm of tests/test_pmu.py. Per boot and CPU
 it prints what the spinner saw (its CPU time, the time its loop took,
+the CPU time it spent before the loop, starting up, unregistered,
 its spins of user-mode work, the signals it received) and what the CPU's handler counted
 (overflows, signals, coalesced, unregistered, throttled, holds for the
 time budget), and two checks:
@@ -84,6 +85,7 @@ def cpu_row(boot, cpu, run, before, after, seconds, lockups, debug):
     ok = test_ok(d, run, debug)
     return {"boot": boot, "cpu": cpu, "cpu_s": run["cpu_ns"] / 1e9,
             "wall_s": round(run["wall_ns"] / 1e9, 2),
+            "setup_s": round(run["setup_cpu_ns"] / 1e9, 2),
             "spins": run["spins"], "received": run["received"],
             "overflows": d["overflows"], "signals": d["signals"],
             "coalesced": d["coalesced"], "unregistered": d["unregistered"],
@@ -108,7 +110,7 @@ def one_boot(boot, args):
                 for cpu in (0, 1)]
 
 
-COLUMNS = ("boot", "cpu", "cpu_s", "wall_s", "spins", "received", "overflows",
+COLUMNS = ("boot", "cpu", "cpu_s", "wall_s", "setup_s", "spins", "received", "overflows",
            "signals", "coalesced", "unregistered", "throttled", "overtime",
            "ratio", "test", "storm_s", "lockups")
 

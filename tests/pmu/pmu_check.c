@@ -488,7 +488,7 @@ static int cmd_busy(int argc, char **argv)
 	int cpu = -1, sig = SIGRTMIN, fd;
 	bool do_register = true, close_fd = false, sleep_only = false;
 	char **then = NULL;
-	uint64_t start_cpu, start_wall, spins = 0;
+	uint64_t start_cpu, start_wall, spins = 0, setup_cpu, unreg[2];
 	struct event_stats st = { .min_value = UINT64_MAX };
 	struct sleepy_pmu_ring ring;
 	struct sleepy_pmu_event ev;
@@ -541,6 +541,7 @@ static int cmd_busy(int argc, char **argv)
 		close(fd);
 	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	start_wall = now_ns(CLOCK_MONOTONIC);
+	setup_cpu = start_cpu;	/* the process's CPU time before the loop */
 	for (;;) {
 		/* Drain as it runs, as a real consumer would. */
 		while (sleepy_pmu_ring_pop(&ring, &ev))
@@ -558,8 +559,12 @@ static int cmd_busy(int argc, char **argv)
 	}
 	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu;
 	start_wall = now_ns(CLOCK_MONOTONIC) - start_wall;
+	unreg[0] = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	unreg[1] = now_ns(CLOCK_MONOTONIC);
 	if (!close_fd && do_register && !then && sleepy_pmu_unregister(fd))
 		die(1, "unregister: %s (registration lost?)", strerror(errno));
+	unreg[0] = now_ns(CLOCK_PROCESS_CPUTIME_ID) - unreg[0];
+	unreg[1] = now_ns(CLOCK_MONOTONIC) - unreg[1];
 	while (sleepy_pmu_ring_pop(&ring, &ev))
 		check_event(&ev, cpu, &st);
 	printf("{\"pid\": %d, \"cpu\": %d, \"cpu_ns\": %" PRIu64
@@ -568,13 +573,15 @@ static int cmd_busy(int argc, char **argv)
 	       ", \"foreign\": %" PRIu64 ", \"outside_text\": %" PRIu64
 	       ", \"wrong_cpu\": %" PRIu64 ", \"bad_counter\": %" PRIu64
 	       ", \"min_value\": %" PRIu64 ", \"max_value\": %" PRIu64
-	       ", \"spins\": %" PRIu64 ", \"received_until\": %" PRIu64 "}\n",
+	       ", \"spins\": %" PRIu64 ", \"received_until\": %" PRIu64
+	       ", \"setup_cpu_ns\": %" PRIu64 ", \"unregister_cpu_ns\": %" PRIu64
+	       ", \"unregister_wall_ns\": %" PRIu64 "}\n",
 	       getpid(), cpu, start_cpu, start_wall,
 	       (uint64_t)atomic_load(&ring.received), st.events,
 	       (uint64_t)atomic_load(&ring.dropped),
 	       (uint64_t)atomic_load(&ring.foreign), st.outside, st.wrong_cpu,
 	       st.bad, st.events ? st.min_value : 0, st.max_value, spins,
-	       end.received_until);
+	       end.received_until, setup_cpu, unreg[0], unreg[1]);
 	if (then) {
 		/* Still registered: the new program must not inherit it. */
 		fflush(stdout);
