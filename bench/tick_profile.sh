@@ -20,7 +20,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
 	cat <<EOF
 usage: bench/tick_profile.sh [--kernel DIR] [--top N] [--annotate FUNC]
-                             [--session N] -- CMD...
+                             [--session N] [--host-root] -- CMD...
 
 Runs CMD in a 1-vCPU -icount guest and prints the instructions of each
 tick of the sampler (on_hard_interrupt() and all it calls), per kernel
@@ -34,6 +34,8 @@ function, for each session CMD starts.
                  each block headed by how often a tick ran it, in the
                  ticks of --session N (default 1) that did not unwind the
                  kernel stack
+  --host-root    the guest's root is the host's (build.sh vm --host-root):
+                 Debian's own programs, as the host has them
   -h, --help     this text
 
 Example:
@@ -44,7 +46,7 @@ EOF
 
 die() { echo "tick_profile.sh: $*" >&2; exit 1; }
 
-KDIR=$TOP/build/out-release TOPN=12 ANNOTATE="" SESSION=1
+KDIR=$TOP/build/out-release TOPN=12 ANNOTATE="" SESSION=1 VMOPTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) [ $# -ge 2 ] || die "--kernel needs a folder"
@@ -57,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--session) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] ||
 			die "--session needs a positive number"
 		SESSION=$2; shift 2 ;;
+	--host-root) VMOPTS+=(--host-root); shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see --help)" ;;
@@ -134,7 +137,7 @@ TRACER=$!
 
 echo "==> tick profile of: $*"
 "$TOP/build.sh" vm --smp 1 --icount --kernel "$IMAGE" --qemu "$WORK/qemu" \
-	--timeout 3600 -- "$@"
+	--timeout 3600 "${VMOPTS[@]}" -- "$@"
 wait "$TRACER" || die "the trace reader failed"
 
 # Functions: each block's start address to the text symbol at or below it
