@@ -9,8 +9,9 @@ thread) loads sleepy_pmu, sets the software source to an overflow every
 100 us of CPU time, and runs a registered spinner pinned to each CPU for
 10 s of its CPU time, the storm of tests/test_pmu.py. Per boot and CPU
 it prints what the spinner saw (its CPU time, the time its loop took,
-the CPU time it spent before the loop, starting up, unregistered,
-its spins of user-mode work, the signals it received) and what the CPU's handler counted
+the CPU time it spent before the loop, starting up, unregistered, its
+spins of user-mode work, the signals it received) and what the CPU's
+handler counted
 (overflows, signals, coalesced, unregistered, throttled, holds for the
 time budget), and two checks:
 
@@ -110,9 +111,9 @@ def one_boot(boot, args):
                 for cpu in (0, 1)]
 
 
-COLUMNS = ("boot", "cpu", "cpu_s", "wall_s", "setup_s", "spins", "received", "overflows",
-           "signals", "coalesced", "unregistered", "throttled", "overtime",
-           "ratio", "test", "storm_s", "lockups")
+COLUMNS = ("boot", "cpu", "cpu_s", "wall_s", "setup_s", "spins", "received",
+           "overflows", "signals", "coalesced", "unregistered", "throttled",
+           "overtime", "ratio", "test", "storm_s", "lockups")
 
 
 def main():

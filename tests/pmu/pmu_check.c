@@ -488,7 +488,8 @@ static int cmd_busy(int argc, char **argv)
 	int cpu = -1, sig = SIGRTMIN, fd;
 	bool do_register = true, close_fd = false, sleep_only = false;
 	char **then = NULL;
-	uint64_t start_cpu, start_wall, spins = 0, setup_cpu, unreg[2];
+	uint64_t start_cpu, start_wall, spins = 0, setup_cpu;
+	uint64_t unreg_cpu, unreg_wall;
 	struct event_stats st = { .min_value = UINT64_MAX };
 	struct sleepy_pmu_ring ring;
 	struct sleepy_pmu_event ev;
@@ -559,12 +560,12 @@ static int cmd_busy(int argc, char **argv)
 	}
 	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu;
 	start_wall = now_ns(CLOCK_MONOTONIC) - start_wall;
-	unreg[0] = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-	unreg[1] = now_ns(CLOCK_MONOTONIC);
+	unreg_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	unreg_wall = now_ns(CLOCK_MONOTONIC);
 	if (!close_fd && do_register && !then && sleepy_pmu_unregister(fd))
 		die(1, "unregister: %s (registration lost?)", strerror(errno));
-	unreg[0] = now_ns(CLOCK_PROCESS_CPUTIME_ID) - unreg[0];
-	unreg[1] = now_ns(CLOCK_MONOTONIC) - unreg[1];
+	unreg_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID) - unreg_cpu;
+	unreg_wall = now_ns(CLOCK_MONOTONIC) - unreg_wall;
 	while (sleepy_pmu_ring_pop(&ring, &ev))
 		check_event(&ev, cpu, &st);
 	printf("{\"pid\": %d, \"cpu\": %d, \"cpu_ns\": %" PRIu64
@@ -581,7 +582,7 @@ static int cmd_busy(int argc, char **argv)
 	       (uint64_t)atomic_load(&ring.dropped),
 	       (uint64_t)atomic_load(&ring.foreign), st.outside, st.wrong_cpu,
 	       st.bad, st.events ? st.min_value : 0, st.max_value, spins,
-	       end.received_until, setup_cpu, unreg[0], unreg[1]);
+	       end.received_until, setup_cpu, unreg_cpu, unreg_wall);
 	if (then) {
 		/* Still registered: the new program must not inherit it. */
 		fflush(stdout);
