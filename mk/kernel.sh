@@ -223,8 +223,11 @@ cmd_export() {
 	rm -f "$PATCHES"/*.patch
 	# Blank context lines are written empty, not as one space: checkpatch
 	# checks a file git tracks in its --file mode, where that space would
-	# read as trailing whitespace. git am takes both.
-	git_tree -c diff.suppressBlankEmpty=true format-patch -q \
+	# read as trailing whitespace. git am takes both. Blob ids are cut to
+	# 9 digits on every machine (git's default grows with the object
+	# count), so that an export changes only the patches that changed.
+	git_tree -c diff.suppressBlankEmpty=true -c core.abbrev=9 \
+		format-patch -q \
 		--no-signature --zero-commit -N -o "$PATCHES" pristine..HEAD
 	(cd "$PATCHES" && ls -1 -- *.patch) >"$PATCHES/series"
 	mark_applied
