@@ -68,7 +68,7 @@ BOOTS = {
     # sleepy_pmu's errors, storm, hotplug and lockdown (last: it cannot be
     # undone).
     "debug-2cpu-a": Boot("debug", 2, icount=True, alone=False, minutes=5.2),
-    "debug-2cpu-b": Boot("debug", 2, icount=True, alone=False, minutes=8.9,
+    "debug-2cpu-b": Boot("debug", 2, icount=True, alone=False, minutes=11.0,
                          last=("test_pmu",)),
     # Fairness at four CPUs, a starved pool, start/stop cycles under a
     # fork storm, the system call fuzzer.

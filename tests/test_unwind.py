@@ -104,14 +104,13 @@ for _name, (_, _, _cmd) in unwindcmp.PROGRAMS.items():
                         f"{_cmd}\nEOF\n")
 
 # The debug kernel (lockdep, KASAN, kmemleak, ...), 2 vCPUs: the fuzzer
-# of the table-loading interface for 30 s, and the churn of fork, exec,
-# dlopen and munmap while ticks walk for 10 s. (At 60 s and 20 s they were
-# a third of this boot's guest time; 60 s of the fuzzer's fixed seed made
-# 7,958 calls, took 29 tables and refused in 8 ways, the churn 112 rounds
-# in 20 s: the checks below ask for 1,000, 5, 5 and 20.)
+# of the table-loading interface for 60 s, and the churn of fork, exec,
+# dlopen and munmap while ticks walk for 10 s. (60 s of the fuzzer's fixed
+# seed made 7,958 calls, took 29 tables and refused in 8 ways, the churn
+# 112 rounds in 20 s: the checks below ask for 1,000, 5, 5 and 20.)
 DEBUG_SCRIPT = r"""
 scenario uwfuzz <<'EOF'
-sample_start -o /var/log/uwfuzz.samples --callchain -- uwfuzz --seed 7 30 \
+sample_start -o /var/log/uwfuzz.samples --callchain -- uwfuzz --seed 7 60 \
     > $S/uwfuzz.json 2> $S/uwfuzz.err || exit 10
 EOF
 scenario uwchurn <<'EOF'
@@ -378,7 +377,7 @@ def test_debian_programs_stacks_are_whole_and_agree_with_perf(hostroot,
 
 
 def test_fuzzed_tables_on_the_debug_kernel(debug_vm):
-    """30 s of random and mutated tables, bad descriptors, sizes and
+    """60 s of random and mutated tables, bad descriptors, sizes and
     pointers: every error a documented one, valid random tables taken
     and walked by the tick in the copies that ran, refusals of several
     kinds; no splat, no leak (the boot's checks)."""
