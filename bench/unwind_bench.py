@@ -195,7 +195,9 @@ def program_figures(share, name, runs, names):
 
 
 def table_sizes():
-    out = subprocess.run([str(BUILD / "user" / "host" / "sleepy_unwind"),
+    # The guest's static build (build.sh bench builds it; the host's
+    # dynamic one is the tests' own) runs on the host as well.
+    out = subprocess.run([str(BUILD / "user" / "guest" / "sleepy_unwind"),
                           "table", *TABLE_FILES], capture_output=True,
                          text=True, check=True).stdout.splitlines()[1:]
     return [{"file": f[0], "table": int(f[1]), "eh_frame": int(f[2]),
@@ -244,12 +246,13 @@ def main():
     args = p.parse_args()
     names = functools.lru_cache(None)(
         lambda path: Names(path) if Path(path).is_file() else None)
+    # First, so that nothing the guest measured is lost to it failing.
+    tables = table_sizes()
     with icount_vm(guest_script(args.runs), 3600, "unwind",
                    extra=("--host-root", "--mem", "1024")) as share:
         rows = [program_figures(share, n, args.runs, names)
                 for n in PROGRAMS]
         paper = {b: cost(share, b, args.runs) for b in PAPER}
-    tables = table_sizes()
     write_results("unwind_bench", rows, paper=paper, tables=tables,
                   nr_runs=args.runs, command=shlex.join(sys.argv))
     report(rows, paper, tables)
