@@ -307,6 +307,12 @@ def parse(parse_bin, tmp_path):
 # are seen by all; those a scenario defines, by itself only.
 SCENARIO_SH = r"""
 export S=/mnt/share
+# A debug kernel's kmemleak scans once, at the boot's end
+# (KMEMLEAK_SCENARIO), and not also on its own from the boot's first
+# minute on: a scan takes some 10 s of guest time.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+    echo scan=off > /sys/kernel/debug/kmemleak
+fi
 scenario() {
     _body=$(cat)
     echo "<4>sleepy-test: scenario ${_part:+$_part/}$1 begins" > /dev/kmsg
