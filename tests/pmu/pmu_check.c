@@ -481,93 +481,86 @@ static bool busy_done(struct busy_end *e, uint64_t elapsed,
 	return elapsed - e->seen_at >= e->after * 1e9;
 }
 
-static int cmd_busy(int argc, char **argv)
-{
-	unsigned int nap_us = 0;
-	struct busy_end end = { .seconds = 1 };
-	int cpu = -1, sig = SIGRTMIN, fd;
-	bool do_register = true, close_fd = false, sleep_only = false;
-	char **then = NULL;
-	uint64_t start_cpu, start_wall, spins = 0, setup_cpu;
-	uint64_t unreg_cpu, unreg_wall;
-	struct event_stats st = { .min_value = UINT64_MAX };
-	struct sleepy_pmu_ring ring;
-	struct sleepy_pmu_event ev;
+/* busy's options. */
+struct busy_opts {
+	struct busy_end end;
+	unsigned int nap_us;
+	int cpu, sig;
+	bool do_register, close_fd, sleep_only;
+	char **then;		/* the program to exec at the end, or NULL */
+};
 
+static void busy_options(int argc, char **argv, struct busy_opts *o)
+{
+	*o = (struct busy_opts){ .end.seconds = 1, .cpu = -1,
+				 .sig = SIGRTMIN, .do_register = true };
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-			end.seconds = atof(argv[++i]);
+			o->end.seconds = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--until") && i + 1 < argc)
-			end.until = argv[++i];
+			o->end.until = argv[++i];
 		else if (!strcmp(argv[i], "--after") && i + 1 < argc)
-			end.after = atof(argv[++i]);
+			o->end.after = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
-			cpu = atoi(argv[++i]);
+			o->cpu = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--signal") && i + 1 < argc)
-			sig = atoi(argv[++i]);
+			o->sig = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--no-register"))
-			do_register = false;
+			o->do_register = false;
 		else if (!strcmp(argv[i], "--close-fd"))
-			close_fd = true;
+			o->close_fd = true;
 		else if (!strcmp(argv[i], "--sleep"))
-			sleep_only = true;
+			o->sleep_only = true;
 		else if (!strcmp(argv[i], "--nap") && i + 1 < argc)
-			nap_us = (unsigned int)atoi(argv[++i]);
+			o->nap_us = (unsigned int)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--") && i + 1 < argc) {
-			then = argv + i + 1;
+			o->then = argv + i + 1;
 			break;
 		} else
 			die(2, "busy: %s: unknown option", argv[i]);
 	}
-	pin(cpu);
+}
+
+/*
+ * busy's device: the ring, and the registration (or, with --no-register,
+ * the handler alone, to count any signal that comes all the same).
+ * Returns the device's fd, closed already with --close-fd.
+ */
+static int busy_register(const struct busy_opts *o,
+			 struct sleepy_pmu_ring *ring)
+{
+	int fd;
+
 	/*
 	 * Room for every signal of a 10 s storm at its 10,000 a second,
 	 * drained or not: on the debug kernel a signal can cost as much as
 	 * its 100 us period, and then the next is pending as each handler
-	 * returns, so the loop below may not run for seconds (one CI run
-	 * took 57,106 signals while it drained 34,784 into a ring of 2^14).
+	 * returns, so busy's loop may not run for seconds (one CI run took
+	 * 57,106 signals while it drained 34,784 into a ring of 2^14).
 	 */
-	if (sleepy_pmu_ring_init(&ring, 1 << 17))
+	if (sleepy_pmu_ring_init(ring, 1 << 17))
 		die(1, "ring: %s", strerror(errno));
 	fd = open_dev();
-	if (do_register && sleepy_pmu_register(fd, sig, &ring))
+	if (o->do_register && sleepy_pmu_register(fd, o->sig, ring))
 		die(1, "register: %s", strerror(errno));
-	if (!do_register) {
-		/* Catch the signal anyway, to count any that arrive. */
-		if (sleepy_pmu_register(fd, sig, &ring) ||
-		    sleepy_pmu_unregister(fd))
-			die(1, "installing the handler: %s", strerror(errno));
-	}
-	if (close_fd)
+	if (!o->do_register && (sleepy_pmu_register(fd, o->sig, ring) ||
+				sleepy_pmu_unregister(fd)))
+		die(1, "installing the handler: %s", strerror(errno));
+	if (o->close_fd)
 		close(fd);
-	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-	start_wall = now_ns(CLOCK_MONOTONIC);
-	setup_cpu = start_cpu;	/* the process's CPU time before the loop */
-	for (;;) {
-		/* Drain as it runs, as a real consumer would. */
-		while (sleepy_pmu_ring_pop(&ring, &ev))
-			check_event(&ev, cpu, &st);
-		if (busy_done(&end, sleep_only ?
-			      now_ns(CLOCK_MONOTONIC) - start_wall :
-			      now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu, &ring))
-			break;
-		if (sleep_only) {
-			nap(nap_us);
-		} else {
-			spin_a_while();
-			spins++;
-		}
-	}
-	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu;
-	start_wall = now_ns(CLOCK_MONOTONIC) - start_wall;
-	unreg_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-	unreg_wall = now_ns(CLOCK_MONOTONIC);
-	if (!close_fd && do_register && !then && sleepy_pmu_unregister(fd))
-		die(1, "unregister: %s (registration lost?)", strerror(errno));
-	unreg_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID) - unreg_cpu;
-	unreg_wall = now_ns(CLOCK_MONOTONIC) - unreg_wall;
-	while (sleepy_pmu_ring_pop(&ring, &ev))
-		check_event(&ev, cpu, &st);
+	return fd;
+}
+
+/* What busy measured, printed as one JSON object. */
+struct busy_result {
+	uint64_t cpu_ns, wall_ns, spins, setup_cpu_ns;
+	uint64_t unreg_cpu_ns, unreg_wall_ns;
+	struct event_stats st;
+};
+
+static void busy_report(const struct busy_opts *o, const struct busy_result *r,
+			struct sleepy_pmu_ring *ring)
+{
 	printf("{\"pid\": %d, \"cpu\": %d, \"cpu_ns\": %" PRIu64
 	       ", \"wall_ns\": %" PRIu64 ", \"received\": %" PRIu64
 	       ", \"events\": %" PRIu64 ", \"dropped\": %" PRIu64
@@ -577,17 +570,63 @@ static int cmd_busy(int argc, char **argv)
 	       ", \"spins\": %" PRIu64 ", \"received_until\": %" PRIu64
 	       ", \"setup_cpu_ns\": %" PRIu64 ", \"unregister_cpu_ns\": %" PRIu64
 	       ", \"unregister_wall_ns\": %" PRIu64 "}\n",
-	       getpid(), cpu, start_cpu, start_wall,
-	       (uint64_t)atomic_load(&ring.received), st.events,
-	       (uint64_t)atomic_load(&ring.dropped),
-	       (uint64_t)atomic_load(&ring.foreign), st.outside, st.wrong_cpu,
-	       st.bad, st.events ? st.min_value : 0, st.max_value, spins,
-	       end.received_until, setup_cpu, unreg_cpu, unreg_wall);
-	if (then) {
+	       getpid(), o->cpu, r->cpu_ns, r->wall_ns,
+	       (uint64_t)atomic_load(&ring->received), r->st.events,
+	       (uint64_t)atomic_load(&ring->dropped),
+	       (uint64_t)atomic_load(&ring->foreign), r->st.outside,
+	       r->st.wrong_cpu, r->st.bad,
+	       r->st.events ? r->st.min_value : 0, r->st.max_value, r->spins,
+	       o->end.received_until, r->setup_cpu_ns, r->unreg_cpu_ns,
+	       r->unreg_wall_ns);
+}
+
+static int cmd_busy(int argc, char **argv)
+{
+	struct busy_result r = { .st.min_value = UINT64_MAX };
+	struct sleepy_pmu_ring ring;
+	struct sleepy_pmu_event ev;
+	struct busy_opts o;
+	uint64_t start_cpu, start_wall, t;
+	int fd;
+
+	busy_options(argc, argv, &o);
+	pin(o.cpu);
+	fd = busy_register(&o, &ring);
+	start_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	start_wall = now_ns(CLOCK_MONOTONIC);
+	r.setup_cpu_ns = start_cpu;	/* the CPU time before the loop */
+	for (;;) {
+		/* Drain as it runs, as a real consumer would. */
+		while (sleepy_pmu_ring_pop(&ring, &ev))
+			check_event(&ev, o.cpu, &r.st);
+		t = o.sleep_only ? now_ns(CLOCK_MONOTONIC) - start_wall :
+				   now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu;
+		if (busy_done(&o.end, t, &ring))
+			break;
+		if (o.sleep_only) {
+			nap(o.nap_us);
+		} else {
+			spin_a_while();
+			r.spins++;
+		}
+	}
+	r.cpu_ns = now_ns(CLOCK_PROCESS_CPUTIME_ID) - start_cpu;
+	r.wall_ns = now_ns(CLOCK_MONOTONIC) - start_wall;
+	r.unreg_cpu_ns = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	r.unreg_wall_ns = now_ns(CLOCK_MONOTONIC);
+	if (!o.close_fd && o.do_register && !o.then &&
+	    sleepy_pmu_unregister(fd))
+		die(1, "unregister: %s (registration lost?)", strerror(errno));
+	r.unreg_cpu_ns = now_ns(CLOCK_PROCESS_CPUTIME_ID) - r.unreg_cpu_ns;
+	r.unreg_wall_ns = now_ns(CLOCK_MONOTONIC) - r.unreg_wall_ns;
+	while (sleepy_pmu_ring_pop(&ring, &ev))
+		check_event(&ev, o.cpu, &r.st);
+	busy_report(&o, &r, &ring);
+	if (o.then) {
 		/* Still registered: the new program must not inherit it. */
 		fflush(stdout);
-		execvp(then[0], then);
-		die(1, "exec %s: %s", then[0], strerror(errno));
+		execvp(o.then[0], o.then);
+		die(1, "exec %s: %s", o.then[0], strerror(errno));
 	}
 	return 0;
 }
