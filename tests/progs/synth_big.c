@@ -394,13 +394,47 @@ static void emit_stats(uint64_t samples, uint64_t appids)
 	emit(&st, sizeof(st));
 }
 
+/* The file header. */
+static void emit_header(void)
+{
+	struct sleepy_file_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, SLEEPY_MAGIC, sizeof(h.magic));
+	h.version = SLEEPY_FORMAT_VERSION;
+	h.header_size = sizeof(h);
+	h.hz = HZ;
+	h.nr_cpus = NR_CPUS;
+	h.flags = depth ? SAMPLE_F_CALLCHAIN : 0;
+	h.start_realtime_ns = 1700000000000000000ull;
+	h.start_mono_ns = 1000000000ull;
+	snprintf(h.release, sizeof(h.release), "6.1.0-synthetic");
+	snprintf(h.machine, sizeof(h.machine), "x86_64");
+	emit(&h, sizeof(h));
+}
+
+/* Each appid's APPID record, and an MMAP of every ELF's segments. */
+static void emit_appids(uint64_t appids, const struct elf_file *elfs,
+			int nelf)
+{
+	static const char *const names[] = {
+		"alpha", "beta", "gamma", "delta", "eps"
+	};
+
+	for (uint32_t a = 0; a < appids; a++) {
+		emit_appid(a, a / 5, names[a % 5], elfs[a % nelf].path);
+		for (int i = 0; i < nelf; i++)
+			for (int k = 0; k < elfs[i].nseg; k++)
+				emit_mmap(a, &elfs[i], &elfs[i].seg[k]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct elf_file elfs[MAX_ELFS];
 	uint64_t samples = 50000000, appids = 64, seed = 1, kernel = 0;
 	int nelf = 0;
 	static char buf[1 << 16];
-	const char *names[] = { "alpha", "beta", "gamma", "delta", "eps" };
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -451,27 +485,8 @@ int main(int argc, char **argv)
 		die(1, "%s: %s", out_path, strerror(errno));
 	setvbuf(out, buf, _IOFBF, sizeof(buf));
 
-	struct sleepy_file_header h;
-
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, SLEEPY_MAGIC, sizeof(h.magic));
-	h.version = SLEEPY_FORMAT_VERSION;
-	h.header_size = sizeof(h);
-	h.hz = HZ;
-	h.nr_cpus = NR_CPUS;
-	h.flags = depth ? SAMPLE_F_CALLCHAIN : 0;
-	h.start_realtime_ns = 1700000000000000000ull;
-	h.start_mono_ns = 1000000000ull;
-	snprintf(h.release, sizeof(h.release), "6.1.0-synthetic");
-	snprintf(h.machine, sizeof(h.machine), "x86_64");
-	emit(&h, sizeof(h));
-
-	for (uint32_t a = 0; a < appids; a++) {
-		emit_appid(a, a / 5, names[a % 5], elfs[a % nelf].path);
-		for (int i = 0; i < nelf; i++)
-			for (int k = 0; k < elfs[i].nseg; k++)
-				emit_mmap(a, &elfs[i], &elfs[i].seg[k]);
-	}
+	emit_header();
+	emit_appids(appids, elfs, nelf);
 
 	if (depth) {
 		chain_seen = calloc((size_t)NR_CPUS * nelf * 2 * CPOOL, 1);
