@@ -446,42 +446,61 @@ static const char *broken_rule(const char *path, char *why, size_t n)
 }
 
 /*
- * Copy in (/proc/kallsyms) to out; *nonzero tells whether any address was
- * not zero. 0, or -1 with errno and *reading set if reading failed.
+ * /proc/kallsyms as read before the session starts: the kernel formats
+ * each of its lines on every read (tens of milliseconds under TCG), and
+ * the session would sample that as this program's own time. err: 0, or
+ * errno of the failed read (open included).
  */
-static int copy_kallsyms(int in, int out, int *nonzero, int *reading)
-{
-	int line_start = 1;
-	char buf[65536];
-	ssize_t n;
+struct kallsyms_text {
+	char *data;
+	size_t len;
+	int err;
+};
 
-	*nonzero = 0;
-	while ((n = read(in, buf, sizeof(buf))) != 0) {
+static void read_kallsyms(struct kallsyms_text *k)
+{
+	size_t cap = 0;
+	ssize_t n;
+	char *grown;
+	int in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+
+	*k = (struct kallsyms_text){ .err = in < 0 ? errno : 0 };
+	while (in >= 0) {
+		if (cap - k->len < 65536) {
+			cap = cap ? 2 * cap : 1 << 20;
+			grown = realloc(k->data, cap);
+			if (!grown) {
+				k->err = ENOMEM;
+				break;
+			}
+			k->data = grown;
+		}
+		n = read(in, k->data + k->len, cap - k->len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		*reading = n < 0;
-		if (n < 0)
-			return -1;
-		if (!*nonzero)
-			*nonzero = has_address(buf, (size_t)n, &line_start);
-		if (write_all(out, buf, (size_t)n))
-			return -1;
+		if (n <= 0) {
+			k->err = n < 0 ? errno : 0;
+			break;
+		}
+		k->len += (size_t)n;
 	}
-	return 0;
+	if (in >= 0)
+		close(in);
 }
 
 /*
- * Copy /proc/kallsyms to PATH.kallsyms (open_private()), so that parse can
- * name the kernel's addresses on another machine. The session is running
- * already: any failure is one warning line, not an error, and a copy that
- * failed half way is removed (it would name addresses wrongly).
+ * Write the kernel's symbols k to PATH.kallsyms (open_private()), so that
+ * parse can name the kernel's addresses on another machine. The session
+ * is running already: any failure is one warning line, not an error, and
+ * a copy that failed half way is removed (it would name addresses
+ * wrongly).
  */
-static void save_kallsyms(const char *path)
+static void save_kallsyms(const char *path, const struct kallsyms_text *k)
 {
 	static const char suffix[] = ".kallsyms";
 	size_t len = strlen(path);
 	char *out = malloc(len + sizeof(suffix));
-	int in = -1, fd = -1, nonzero = 0, reading = 0;
+	int fd = -1, line_start = 1;
 	char why[256];
 
 	if (!out) {
@@ -490,10 +509,9 @@ static void save_kallsyms(const char *path)
 	}
 	memcpy(out, path, len);
 	memcpy(out + len, suffix, sizeof(suffix));
-	in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	if (in < 0) {
+	if (k->err) {
 		warn("cannot save the kernel's symbols: /proc/kallsyms: %s",
-		     strerror(errno));
+		     strerror(k->err));
 	} else if ((fd = open_private(out)) < 0) {
 		if (broken_rule(out, why, sizeof(why)))
 			warn("cannot save the kernel's symbols: %s: %s", out,
@@ -501,16 +519,14 @@ static void save_kallsyms(const char *path)
 		else
 			warn("cannot save the kernel's symbols: %s: %s", out,
 			     strerror(errno));
-	} else if (copy_kallsyms(in, fd, &nonzero, &reading) || close(fd)) {
-		warn("cannot save the kernel's symbols: %s: %s",
-		     reading ? "/proc/kallsyms" : out, strerror(errno));
+	} else if (write_all(fd, k->data, k->len) || close(fd)) {
+		warn("cannot save the kernel's symbols: %s: %s", out,
+		     strerror(errno));
 		unlink(out);
-	} else if (!nonzero) {
+	} else if (!has_address(k->data, k->len, &line_start)) {
 		warn("%s: the kernel hid its symbol addresses (all zero; "
 		     "kernel.kptr_restrict, or no CAP_SYSLOG)", out);
 	}
-	if (in >= 0)
-		close(in);
 	free(out);
 }
 
@@ -728,6 +744,7 @@ int main(int argc, char **argv)
 	__u32 buffers, size;
 	char **cmd = NULL;
 	unsigned int unwind = SAMPLE_F_UNWIND | SAMPLE_F_UNWIND_WAIT;
+	struct kallsyms_text kallsyms;
 
 	sleepy_config_init(&cfg);
 
@@ -779,8 +796,10 @@ int main(int argc, char **argv)
 	}
 
 	check_config(&cfg, unwind, &buffers, &size);
+	read_kallsyms(&kallsyms);
 	if (sleepy_sample_start(path, &cfg) == 0) {
-		save_kallsyms(path);
+		save_kallsyms(path, &kallsyms);
+		free(kallsyms.data);
 		note_session(path);
 		start_helper(&cfg, !cmd);
 		return cmd ? run_command(path, cmd) : 0;
