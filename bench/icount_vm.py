@@ -38,11 +38,13 @@ def icount_vm(script, timeout, name, extra=(), smp=1):
 
 def write_results(name, rows, **summary):
     """results/NAME.json (the runs and the summary's keys) and
-    results/NAME.csv (the runs, one row each)."""
+    results/NAME.csv (the runs, one row each; the columns of every row,
+    empty where a row has none)."""
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{name}.json").write_text(json.dumps(
         {"runs": rows, **summary}, indent=2) + "\n")
+    columns = list(dict.fromkeys(k for row in rows for k in row))
     with open(RESULTS / f"{name}.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w = csv.DictWriter(f, fieldnames=columns)
         w.writeheader()
         w.writerows(rows)

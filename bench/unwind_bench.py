@@ -21,13 +21,20 @@ Figures:
   Target: each within 3.
 - cost: each profiler's overhead on the guest time of the program's work
   (median of N), timed by the program's own clock (python3's and perl's
-  around their work, after start-up; xz's by bash around xz run from a
-  tmpfs copy; loop, call and btree their elapsed=), so that neither the
-  profilers' starts and stops nor the interpreters' reads over 9p, whose
-  idle waits jump the -icount clock, are in it; as a share and as ns a
-  tick (both profilers sample at 1 kHz), sleepy's against perf's; and
-  sleepy's tick handler's mean time a call. Target: at most a tenth of
-  perf's; on loop, call and btree at most 0.06%.
+  around their work, after start-up; loop, call and btree their
+  elapsed=), so that neither the profilers' starts and stops nor the
+  interpreters' reads over 9p, whose idle waits jump the -icount clock,
+  are in it; as a share and as ns a tick (both profilers sample at
+  1 kHz), sleepy's against perf's; and sleepy's tick handler's mean time
+  a call. xz has no clock of its own: bash times xz run from a tmpfs
+  copy, on the data and on its first 1000 bytes, and the work is the
+  difference, so that its start-up (exec, the dynamic linker, the wait
+  for its tables) is left out as the interpreters' is; each profiler's
+  cost on that start-up is given apart, a cost per exec. Target: at most
+  a tenth of perf's; on loop, call and btree at most 0.06%. The guest
+  reads the interpreters' code into the page cache before each timed run
+  (a page read over 9p during the work idles the vCPU, and the -icount
+  clock jumps). ASLR stays on: with it off, perf copies less stack.
 - size: bytes per sample of the session file and of perf.data. Target:
   sleepy's at most 1/50 of perf's.
 - memory: each table's bytes against its .eh_frame (libc, libpython3.11,
@@ -71,17 +78,33 @@ SEEDS = "PYTHONHASHSEED=0 PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0"
 SETUP = "S=/mnt/share\n" + unwindcmp.SETUP_SH + r"""
 # fail N: the errors so far on the runner's output, and exit N
 fail() { cat $S/err >&2; exit "$1"; }
+# ASLR stays on, as everywhere: with it off the stack's top is the top of
+# user space, and perf's copy of a sample's stack (8 KiB at most, up to
+# that top) shrank to 2.5 KB, its tick to half (2026-11-29).
+# warm: the interpreters' code read into the page cache just before a
+# timed run. A page read over 9p inside the work idles the vCPU, and the
+# -icount clock jumps to the next timer: whole milliseconds with the tick
+# running, seconds without (a perl run once took 6 s for its 2); xz -9's
+# 674 MB evicts them.
+WARM=$(for f in /usr/bin/python3.11 /usr/bin/perl; do
+    echo $f; ldd $f | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p'; done | sort -u)
+WARM="$WARM $(find /usr/lib/python3.11/lib-dynload \
+    /usr/lib/x86_64-linux-gnu/perl* -name '*.so' 2> /dev/null)"
+warm() { cat $WARM > /dev/null; }
 # xz and its libraries copied to tmpfs, run by their dynamic linker: no
 # file read over 9p (and no idle jump under -icount) inside xz's timing
 mkdir -p /tmp/x
 cp -L $(ldd /usr/bin/xz | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p') \
     /lib64/ld-linux-x86-64.so.2 /usr/bin/xz /tmp/x/ || fail 9
-# xzt.sh TAG (bash): xz's guest time in ns, read by bash's own clock with
-# no process between the reads but xz, into $S/TAG.ns
+# xzt.sh TAG FILE (bash): the guest time in ns of xz on FILE, read by
+# bash's own clock with no process between the reads but xz, into
+# $S/TAG.ns; /tmp/uw.start, the data's first 1000 bytes, times xz's
+# start-up
+head -c 1000 /tmp/uw.data > /tmp/uw.start
 cat > /tmp/xzt.sh <<'SH'
 t0=$EPOCHREALTIME
 LC_ALL=C /tmp/x/ld-linux-x86-64.so.2 --library-path /tmp/x /tmp/x/xz \
-    -9 -T1 -c /tmp/uw.data > /dev/null || exit 1
+    -9 -T1 -c "$2" > /dev/null || exit 1
 t1=$EPOCHREALTIME
 echo $(( (${t1/./} - ${t0/./}) * 1000 )) > /mnt/share/$1.ns
 SH
@@ -92,12 +115,16 @@ def timed(tag, profiler, name):
     """The line that runs program name under profiler (none: "") and has
     the guest time of its work written to $S/TAG.ns: python3's and perl's
     own clocks around their work (UW_TIME), xz's by bash around it, the
-    paper's benchmarks' own elapsed= line (in $S/TAG.out)."""
+    paper's benchmarks' own elapsed= line (in $S/TAG.out); and xz's
+    start-up, xz on 1000 bytes, to $S/TAG.start.ns."""
     if name in PAPER:
         return (f"{profiler} {PAPER[name]} > $S/{tag}.out 2>> $S/err "
                 f"|| fail 10")
     if name == "xz":
-        return (f"{profiler} bash /tmp/xzt.sh {tag} 2>> $S/err || fail 10")
+        return "\n".join(
+            f"{profiler} bash /tmp/xzt.sh {t} {f} 2>> $S/err || fail 10"
+            for t, f in ((tag, "/tmp/uw.data"),
+                         (f"{tag}.start", "/tmp/uw.start")))
     return (f"UW_TIME=$S/{tag}.ns {SEEDS} {profiler} {PROGRAMS[name][2]} "
             f"> /dev/null 2>> $S/err || fail 10")
 
@@ -122,6 +149,7 @@ def guest_script(runs):
                          f"|| fail 13")
         for r in range(runs):
             for cfg, prof in COST_CONFIGS.items():
+                lines.append("warm")
                 lines.append(timed(f"{name}.{cfg}.{r}", prof, name))
     lines.append("touch $S/done")
     return "\n".join(lines) + "\n"
@@ -136,14 +164,30 @@ def run_ns(share, tag):
     return round(1e9 * float(re.search(r"elapsed=([0-9.]+)", out).group(1)))
 
 
+def start_up(share, name, runs):
+    """xz's start-up under each profiler less without one (medians, ms):
+    a cost per exec, left out of the work's."""
+    med = {cfg: statistics.median(run_ns(share, f"{name}.{cfg}.{r}.start")
+                                  for r in range(runs))
+           for cfg in COST_CONFIGS}
+    return {f"{cfg}_start_up_ms": (med[cfg] - med["control"]) / 1e6
+            for cfg in ("sleepy", "perf")}
+
+
+def work_ns(share, name, tag):
+    """A timed run's work in ns of guest time: xz's less its start-up."""
+    ns = run_ns(share, tag)
+    return ns - run_ns(share, f"{tag}.start") if name == "xz" else ns
+
+
 def cost(share, name, runs):
     """Each profiler's overhead on name's work (median of the runs, %),
     the runs' spread (max - min, % of the median), and its cost a tick
     (ns of guest time a millisecond of the work: both sample at 1 kHz)."""
     med = {}
-    out = {}
+    out = start_up(share, name, runs) if name == "xz" else {}
     for cfg in COST_CONFIGS:
-        ns = [run_ns(share, f"{name}.{cfg}.{r}") for r in range(runs)]
+        ns = [work_ns(share, name, f"{name}.{cfg}.{r}") for r in range(runs)]
         med[cfg] = statistics.median(ns)
         out[f"{cfg}_spread_pct"] = 100 * (max(ns) - min(ns)) / med[cfg]
     ctrl = med["control"]
@@ -223,6 +267,10 @@ def report(rows, paper, tables):
               f"inclusive at most {r['top10_max_points_off']:.1f} points "
               f"off perf's (target <= 3)")
         print(f"  {cost_line(r)}")
+        if "sleepy_start_up_ms" in r:
+            print(f"  start-up, a cost per exec left out of the above: "
+                  f"sleepy {r['sleepy_start_up_ms']:+.2f} ms, perf dwarf "
+                  f"{r['perf_start_up_ms']:+.2f} ms")
         print(f"  {r['bytes_per_sample']:.1f} bytes/sample vs "
               f"{r['perf_bytes_per_sample']:.0f} (target <= 1/50); the "
               f"tick handler {r['tick_ns_mean']:.0f} ns a call")
@@ -253,9 +301,11 @@ def main():
         rows = [program_figures(share, n, args.runs, names)
                 for n in PROGRAMS]
         paper = {b: cost(share, b, args.runs) for b in PAPER}
+    # The figures first: nothing the guest measured is lost to a failed
+    # write.
+    report(rows, paper, tables)
     write_results("unwind_bench", rows, paper=paper, tables=tables,
                   nr_runs=args.runs, command=shlex.join(sys.argv))
-    report(rows, paper, tables)
 
 
 if __name__ == "__main__":

@@ -262,3 +262,31 @@ def test_tick_profile_counts_every_tick():
     assert chains[2]["sleepy_define_chain"] > 0
     assert chains[2]["on_hard_interrupt"] > plain[2]["on_hard_interrupt"] + 50
     assert chains[1] > plain[1] + 50
+
+
+def test_unwind_bench_leaves_xz_start_up_out(tmp_path, monkeypatch):
+    """bench unwind: xz's work is its run less its start-up (the same
+    command on 1000 bytes), run by run, and each profiler's cost on that
+    start-up is given apart; the interpreters' runs are taken whole."""
+    monkeypatch.syspath_prepend(str(TOP / "bench"))
+    import unwind_bench
+    runs = {"control": [(900e6, 5.0e6), (901e6, 6.0e6), (900e6, 5.0e6)],
+            "sleepy": [(902e6, 6.5e6), (903e6, 7.5e6), (902e6, 6.5e6)],
+            "perf": [(910e6, 5.1e6), (911e6, 6.1e6), (910e6, 5.1e6)]}
+    for cfg, pairs in runs.items():
+        for r, (whole, start) in enumerate(pairs):
+            (tmp_path / f"xz.{cfg}.{r}.ns").write_text(f"{whole:.0f}\n")
+            (tmp_path / f"xz.{cfg}.{r}.start.ns").write_text(f"{start:.0f}\n")
+            (tmp_path / f"perl.{cfg}.{r}.ns").write_text(f"{whole:.0f}\n")
+    xz = unwind_bench.cost(tmp_path, "xz", 3)
+    # Work: control 895 ms, sleepy 895.5, perf 904.9 in every run.
+    assert xz["control_s"] == pytest.approx(0.895)
+    assert xz["sleepy_start_up_ms"] == pytest.approx(1.5)
+    assert xz["perf_start_up_ms"] == pytest.approx(0.1)
+    assert xz["sleepy_ns_a_tick"] == pytest.approx(0.5e6 / 895)
+    assert xz["perf_ns_a_tick"] == pytest.approx(9.9e6 / 895)
+    assert xz["sleepy_spread_pct"] == pytest.approx(0)
+    perl = unwind_bench.cost(tmp_path, "perl", 3)
+    assert "sleepy_start_up_ms" not in perl
+    assert perl["sleepy_ns_a_tick"] == pytest.approx(2e6 / 900)
+    assert perl["control_spread_pct"] == pytest.approx(100 * 1e6 / 900e6)
