@@ -65,6 +65,11 @@ EOF
 scenario vdso <<'EOF'
 run vdso --callchain uwtruth-dyn vdso 2
 EOF
+# Two callers of the same deep frames, in phases: the CPU's memo of its
+# last walk must see which.
+scenario twin <<'EOF'
+run twin --callchain uwtruth twin 4
+EOF
 # Without waiting for the tables, and no cache of them: the samples
 # before them.
 scenario nowait <<'EOF'
@@ -130,6 +135,8 @@ debug_vm = boot_fixture("debug-2cpu-b")
 # The true stacks of uwtruth, outermost first, from main.
 TREE_A = ("main", "uw_run") + ("uw_recurse",) * 5 + ("uw_path_a", "uw_leaf")
 TREE_B = ("main", "uw_run", "uw_path_b", "uw_leaf")
+TWIN = ("main", "uw_twin", None, "uw_shared") + ("uw_chain",) * 5 + \
+    ("uw_leaf",)
 # Where a whole stack ends: the program's entry (past the C library's
 # start, whose own symbols Debian's libc.so.6 does not keep), or a
 # thread's start.
@@ -273,6 +280,32 @@ def test_the_fallback_walks_frame_pointers(vm):
     st = s.stats
     assert st["unwind_fallback_no_table"] >= len(samples), st
     assert st["unwind_fp_frames"] >= 5 * len(samples), st
+
+
+def test_the_memo_of_the_last_walk_sees_a_changed_caller(vm):
+    """uwtruth twin: uw_leaf's frames below uw_twin_a and below
+    uw_twin_b are the same registers and words, so a walk joins the CPU's
+    memo of its last walk there (chain_walk.h's struct uw_memo); only the
+    return address into the twin tells them apart. Every stack must name
+    the twin its phase ran, 0.3 s of uw_twin_a to 0.1 s of uw_twin_b,
+    within 3 points. A memo that did not re-read it gives the phase
+    before's twin to the next phase's samples until a walk does not join
+    it: with the re-read taken out of sleepy_uw_memo_follow(), 17.6% of
+    the leaf's samples were uw_twin_b's (2026-11-29)."""
+    s = session(vm, "twin")
+    syms = symbols_of(s, "uwtruth")
+    stacks = [from_main(stack(x, syms))
+              for x in user_samples(s, "uwtruth")]
+    leaf = [st for st in stacks if st and st[-1] == "uw_leaf"]
+    assert len(leaf) >= 0.9 * len(stacks) > 600, (len(leaf), len(stacks))
+    twins = collections.Counter(st[2] for st in leaf)
+    wrong = [st for st in leaf
+             if st[:2] + (None,) + st[3:] != TWIN or
+             st[2] not in ("uw_twin_a", "uw_twin_b")]
+    assert not wrong, (len(wrong), wrong[:3])
+    share_b = twins["uw_twin_b"] / len(leaf)
+    assert abs(share_b - 0.25) <= 0.03, twins
+    assert s.stats["unwind_frames"] >= 9 * len(leaf), s.stats
 
 
 def test_vdso_frames_reach_main(vm):

@@ -10,11 +10,19 @@
  *                          deepest; then uw_path_b calls uw_leaf once:
  *                          uw_leaf's time is 3:1 through the two paths
  *   uwtruth vdso SECONDS   clock_gettime() in a loop: in the vDSO
+ *   uwtruth twin SECONDS   phases of 0.3 s through uw_twin_a, then of
+ *                          0.1 s through uw_twin_b, the same code: under
+ *                          either, uw_shared's frames below (uw_chain x5,
+ *                          uw_leaf) are the same registers and words, and
+ *                          only the return address into the twin differs
+ *                          (for the CPU's memo of its last walk, which
+ *                          must see it: chain_walk.h's struct uw_memo)
  *
  * The true stacks, outermost first:
  *   main uw_run uw_recurse x5 uw_path_a uw_leaf
  *   main uw_run uw_path_b uw_leaf
  *   main uw_vdso clock_gettime ...
+ *   main uw_twin uw_twin_a|uw_twin_b uw_shared uw_chain x5 uw_leaf
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +36,7 @@
 /* uwtruth-dyn: the tree is libuwtruth.so's. */
 double uw_run(double seconds);
 long uw_vdso(double seconds);
+double uw_twin(double seconds);
 #else
 
 /*
@@ -107,6 +116,57 @@ NOIPA double uw_run(double seconds)
 	return x;
 }
 
+/* Five frames of itself, then the leaf. */
+NOIPA double uw_chain(int depth, double x)
+{
+	double r;
+
+	if (!depth)
+		r = uw_leaf(x);
+	else
+		r = uw_chain(depth - 1, x);
+	BARRIER();
+	return r + 1.0;
+}
+
+NOIPA double uw_shared(double x)
+{
+	double r = uw_chain(4, x);
+
+	BARRIER();
+	return r * 0.5;
+}
+
+NOIPA double uw_twin_a(double x)
+{
+	double r = uw_shared(x);
+
+	BARRIER();
+	return r - 1.0;
+}
+
+NOIPA double uw_twin_b(double x)
+{
+	double r = uw_shared(x);
+
+	BARRIER();
+	return r - 1.0;
+}
+
+NOIPA double uw_twin(double seconds)
+{
+	double t = now(), end = t + seconds, x = 1.0;
+
+	while (t < end) {
+		for (t += 0.3; now() < t;)
+			x = uw_twin_a(x) * 1e-9;
+		for (t += 0.1; now() < t;)
+			x = uw_twin_b(x) * 1e-9;
+	}
+	BARRIER();
+	return x;
+}
+
 NOIPA long uw_vdso(double seconds)
 {
 	double end = now() + seconds;
@@ -125,12 +185,15 @@ int main(int argc, char **argv)
 	double s = argc == 3 ? atof(argv[2]) : -1;
 
 	if (argc != 3 || s <= 0 || (strcmp(argv[1], "tree") &&
-				    strcmp(argv[1], "vdso"))) {
-		fprintf(stderr, "usage: uwtruth tree|vdso SECONDS\n");
+				    strcmp(argv[1], "vdso") &&
+				    strcmp(argv[1], "twin"))) {
+		fprintf(stderr, "usage: uwtruth tree|vdso|twin SECONDS\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "tree"))
 		printf("%g\n", uw_run(s));
+	else if (!strcmp(argv[1], "twin"))
+		printf("%g\n", uw_twin(s));
 	else
 		printf("%ld\n", uw_vdso(s));
 	return 0;
