@@ -290,3 +290,24 @@ def test_unwind_bench_leaves_xz_start_up_out(tmp_path, monkeypatch):
     assert "sleepy_start_up_ms" not in perl
     assert perl["sleepy_ns_a_tick"] == pytest.approx(2e6 / 900)
     assert perl["control_spread_pct"] == pytest.approx(100 * 1e6 / 900e6)
+
+
+def test_unwind_bench_fixes_python3_layout_only(monkeypatch):
+    """bench unwind: python3's timed runs, and only they, run with the
+    same address space each time under every profiler, with the
+    environment that keeps perf dwarf's copy of the stack at 8 KiB; the
+    shell makes that environment 12,000 bytes."""
+    monkeypatch.syspath_prepend(str(TOP / "bench"))
+    import unwind_bench
+    script = unwind_bench.guest_script(2)
+    timed = [line for line in script.splitlines() if "UW_TIME=" in line]
+    py = [line for line in timed if "/tmp/uw.py" in line]
+    assert len(py) == 2 * len(unwind_bench.COST_CONFIGS)
+    assert all("setarch x86_64 -R env UW_PAD=$PAD /usr/bin/python3" in line
+               for line in py), py
+    assert not any("setarch" in line for line in timed if line not in py)
+    pad = next(line for line in script.splitlines()
+               if line.startswith("PAD="))
+    out = subprocess.run(["bash", "-c", pad + '; printf %s "$PAD"'],
+                         capture_output=True, text=True, check=True).stdout
+    assert out == "x" * 12000
