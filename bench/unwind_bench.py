@@ -78,9 +78,10 @@ COST_CONFIGS = {"control": "", "sleepy": SLEEPY, "perf": PERF}
 # The interpreters' hash seeds fixed for the timed runs: a random seed
 # moves python3's work by up to 1% from run to run, perl's by 0.5%.
 SEEDS = "PYTHONHASHSEED=0 PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0"
-# What a program's timed runs run under (LAYOUT_SH): python3's work
-# moved by up to 0.5% with ASLR's layout of its memory (perl's and xz's
-# by under 0.05%, 2026-11-29), so it has the same layout each run.
+# What a program's timed runs run under (PAD: SETUP's): python3's work
+# moved by up to 0.5% with ASLR's layout of its memory, so it has the
+# same layout each run (perl's and xz's runs spread up to 0.07% and
+# 0.01% with ASLR, 2026-11-29).
 LAYOUT = {"python3": "setarch x86_64 -R env UW_PAD=$PAD"}
 
 SETUP = "S=/mnt/share\n" + unwindcmp.SETUP_SH + r"""
