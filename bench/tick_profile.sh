@@ -6,9 +6,10 @@
 # kernel text only), runs CMD in the guest, and follows every call of
 # on_hard_interrupt() from its entry to its return: the instructions
 # executed inside it, by kernel function, per tick. A session (from one
-# sample_start to the next) is a column of the report; ticks that
-# unwound the kernel stack (arch_stack_walk(), call chains of kernel
-# samples) are counted apart from the others. Under -icount an
+# sample_start to the next) is a column of the report; ticks that took
+# the call chain of a kernel-mode sample (sleepy_kernel_chain(): the
+# kernel's frames, then the user's from where the task entered it) are
+# counted apart from the others. Under -icount an
 # instruction is a nanosecond of guest time, so this is the tick
 # handler's cost as the benchmarks see it, taken apart.
 #
@@ -37,8 +38,8 @@ function, for each session CMD starts.
   --annotate FUNC
                  also FUNC's instructions (objdump of the kernel's vmlinux),
                  each block headed by how often a tick ran it, in the
-                 ticks of --session N (default 1) that did not unwind the
-                 kernel stack
+                 ticks of --session N (default 1) that did not take a
+                 kernel-mode sample's call chain
   --host-root    the guest's root is the host's (build.sh vm --host-root):
                  Debian's own programs, as the host has them
   -h, --help     this text
@@ -84,7 +85,7 @@ addr() {
 }
 STEXT=$(addr _stext) ETEXT=$(addr _etext)
 START=$(addr __x64_sys_sample_start) HANDLER=$(addr on_hard_interrupt)
-UNWIND=$(addr arch_stack_walk)
+KCHAIN=$(addr sleepy_kernel_chain)
 if [ -n "$ANNOTATE" ]; then
 	FROM=$(addr "$ANNOTATE")
 	[ -r "$KDIR/vmlinux" ] || die "$KDIR/vmlinux: not readable"
@@ -144,9 +145,9 @@ exit $s'
 # The tracer: the length of every translated block (from in_asm), then
 # each block run (exec) inside on_hard_interrupt(), followed by the calls
 # and returns that end blocks. Prints "F session kind pc instructions"
-# and "T session kind ticks instructions" (kind 1: the tick unwound the
-# kernel stack). Addresses are 16 hex digits, so strings order them.
-LC_ALL=C awk -v START="$START" -v HANDLER="$HANDLER" -v UNWIND="$UNWIND" '
+# and "T session kind ticks instructions" (kind 1: the tick took a kernel
+# sample's call chain). Addresses are 16 hex digits, so strings order them.
+LC_ALL=C awk -v START="$START" -v HANDLER="$HANDLER" -v KCHAIN="$KCHAIN" '
 /^IN: / { intb = 1; first = ""; n = 0; last = ""; next }
 intb && /^0x/ {
 	if (first == "") first = substr($1, 3, 16)
@@ -167,7 +168,7 @@ intb && /^$/ {
 		if (pc != HANDLER || !session) next
 		depth = 1; kind = 0; ins = 0; np = 0
 	}
-	if (pc == UNWIND) kind = 1
+	if (pc == KCHAIN) kind = 1
 	seq[++np] = pc; ins += len[pc]; depth += step[pc]
 	if (depth == 0) {
 		ticks[session, kind]++; total[session, kind] += ins
@@ -213,7 +214,7 @@ END {
 }' - "$WORK/counts" | sort -k1,1n -k2,2n -k3,3gr | awk -v TOPN="$TOPN" '
 $3 == "1e99" {
 	printf "\nsession %d, %s: %d ticks, %d instructions a tick\n", $1,
-		$2 ? "ticks that unwound the kernel stack" : "other ticks", $5, $4
+		$2 ? "kernel-mode ticks with chains" : "other ticks", $5, $4
 	shown = 0; next
 }
 shown++ < TOPN { printf "  %8.1f  %s\n", $3, $4 }'
@@ -224,7 +225,7 @@ shown++ < TOPN { printf "  %8.1f  %s\n", $3, $4 }'
 TO=$(LC_ALL=C awk -v a="$FROM" '$2 ~ /^[tTwW]$/ && $1 > a && (b == "" || $1 < b) { b = $1 }
 	END { print b }' "$MAP")
 echo
-echo "$ANNOTATE in session $SESSION, ticks that did not unwind the kernel stack:"
+echo "$ANNOTATE in session $SESSION, ticks without a kernel-mode chain:"
 objdump -d --no-show-raw-insn --start-address="0x$FROM" \
 	--stop-address="0x$TO" "$KDIR/vmlinux" | LC_ALL=C awk -v S="$SESSION" '
 FNR == NR {

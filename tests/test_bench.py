@@ -216,8 +216,8 @@ def profile_sessions(out):
     from tick_profile.sh's report."""
     sessions, cur = {}, None
     for line in out.splitlines():
-        m = re.match(r"session (\d+), (other ticks|ticks that unwound the "
-                     r"kernel stack): (\d+) ticks, (\d+) instructions", line)
+        m = re.match(r"session (\d+), (other ticks|kernel-mode ticks with "
+                     r"chains): (\d+) ticks, (\d+) instructions", line)
         if m:
             cur = {}
             sessions[(int(m[1]), m[2] != "other ticks")] = \
@@ -233,7 +233,7 @@ def profile_sessions(out):
 def test_tick_profile_counts_every_tick():
     """The tracer finds on_hard_interrupt() at every tick: per session, the
     ticks it followed are exactly the calls the kernel counted
-    (irq_calls); without chains no tick unwinds the kernel stack, with
+    (irq_calls); without chains no tick takes a kernel chain, with
     them the chain code shows and costs instructions."""
     # Frame pointers (loop has them): the unwind tables' helper would
     # make tables under the tracer, minutes of it for nothing checked here.
