@@ -73,7 +73,7 @@ static const char usage_text[] =
 	"  --no-write         take samples but write none (overhead baseline)\n"
 	"  --callchain[=DEPTH]\n"
 	"                     record each sample's call chain: the kernel's\n"
-	"                     (through the kernel's unwinder) and the user's,\n"
+	"                     (by its frame pointers) and the user's,\n"
 	"                     at most DEPTH frames with the sampled IP (1..%u;\n"
 	"                     default %u). User frames are walked by unwind\n"
 	"                     tables made from each mapped file's .eh_frame\n"
