@@ -79,7 +79,7 @@ BOOTS = {
     "release-1cpu-a": Boot("release", 1, icount=True, alone=False,
                            minutes=2.0, extra=("--perf",)),
     "release-1cpu-b": Boot("release", 1, icount=True, alone=False,
-                           minutes=2.3, extra=("--perf",)),
+                           minutes=3.2, extra=("--perf",)),
     "release-2cpu": Boot("release", 2, icount=True, alone=False, minutes=1.1,
                          timeout=900),
     # Two vCPUs that run at once (multi-threaded TCG, a host thread
