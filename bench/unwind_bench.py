@@ -95,8 +95,10 @@ fail() { cat $S/err >&2; exit "$1"; }
 # -icount clock jumps to the next timer: whole milliseconds with the tick
 # running, seconds without (a perl run once took 6 s for its 2); xz -9's
 # 674 MB evicts them.
-WARM=$(for f in /usr/bin/python3.11 /usr/bin/perl; do
-    echo $f; ldd $f | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p'; done | sort -u)
+# libs FILE...: the shared libraries the FILEs load, by path
+libs() { for f; do ldd "$f" | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p'; done; }
+WARM=$( (printf '%s\n' /usr/bin/python3.11 /usr/bin/perl
+    libs /usr/bin/python3.11 /usr/bin/perl) | sort -u)
 WARM="$WARM $(find /usr/lib/python3.11/lib-dynload \
     /usr/lib/x86_64-linux-gnu/perl* -name '*.so' 2> /dev/null)"
 warm() { cat $WARM > /dev/null; }
@@ -108,8 +110,8 @@ PAD=$(head -c 12000 /dev/zero | tr '\0' x)
 # xz and its libraries copied to tmpfs, run by their dynamic linker: no
 # file read over 9p (and no idle jump under -icount) inside xz's timing
 mkdir -p /tmp/x
-cp -L $(ldd /usr/bin/xz | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p') \
-    /lib64/ld-linux-x86-64.so.2 /usr/bin/xz /tmp/x/ || fail 9
+cp -L $(libs /usr/bin/xz) /lib64/ld-linux-x86-64.so.2 /usr/bin/xz /tmp/x/ \
+    || fail 9
 # xzt.sh TAG FILE (bash): the guest time in ns of xz on FILE, read by
 # bash's own clock with no process between the reads but xz, into
 # $S/TAG.ns; /tmp/uw.start, the data's first 1000 bytes, times xz's
