@@ -317,6 +317,13 @@ def kernel_sample_kind(x, syms, ksyms):
             return "stdio"
         assert user[2:4] == ["main", "__libc_start_call_main"], user
         return "io"
+    if nr == NR_CLOCK_GETTIME and user[0] == "clock_gettime":
+        # The C library's own clock, by the system call in its wrapper:
+        # malloc's first call keys its tcache from the clock when
+        # getrandom() fails, as it does while the guest's entropy pool is
+        # not yet ready (one CI run's debug-2cpu boot).
+        assert user[1] == "ptmalloc_init.part.0", user
+        return "start-up"
     if nr == NR_CLOCK_GETTIME:
         # The vDSO's clock_gettime() falls back to the system call for
         # a process's CPU time: outside calltree's text, then the C
