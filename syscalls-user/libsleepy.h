@@ -16,12 +16,36 @@
 #ifndef SLEEPY_LIBSLEEPY_H
 #define SLEEPY_LIBSLEEPY_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/sleepy.h>
+
+/*
+ * What every sleepy tool says, and its exit status, on a kernel without
+ * sleepy, whose sleepy system calls fail with ENOSYS: a status apart from
+ * 1 (an error) and 2 (a wrong command line), sysexits.h's EX_UNAVAILABLE.
+ */
+#define SLEEPY_NO_SUPPORT	"this kernel has no sleepy support"
+#define SLEEPY_EXIT_NO_SUPPORT	69
+
+/*
+ * Whether the running kernel has sleepy's system calls, asked with no
+ * effect: sleepy_unwind(2) with an op that none takes fails with EPERM or
+ * EINVAL where the call exists, ENOSYS where it does not. errno is kept.
+ */
+static inline int sleepy_supported(void)
+{
+	int err = errno;
+	int yes = syscall(__NR_sleepy_unwind, ~0u, -1, NULL, (size_t)0) == 0 ||
+		  errno != ENOSYS;
+
+	errno = err;
+	return yes;
+}
 
 /* A configuration with every field at the kernel's default. */
 static inline void sleepy_config_init(struct sample_config *cfg)

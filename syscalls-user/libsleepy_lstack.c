@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libsleepy_lstack: a thread's logical stack area, its registration with
- * the kernel (system call 453) and the names of frame ids. See
+ * the kernel (system call 602) and the names of frame ids. See
  * libsleepy_lstack.h.
  */
 #define _GNU_SOURCE

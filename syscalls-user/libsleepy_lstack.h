@@ -7,7 +7,7 @@
  * on exit SLEEPY_LSTACK_POP(). The frames go to an area in the thread's
  * own memory (sleepy_lstack_tls: struct sleepy_lstack of the uapi header
  * with room for SLEEPY_LSTACK_FRAMES frames); a thread that registered it
- * (sleepy_lstack_register(), system call 453) has its current stack copied
+ * (sleepy_lstack_register(), system call 602) has its current stack copied
  * by the kernel's tick into every sample of a session started with
  * sample_start --lstack, and attributed the time it spends blocked.
  *

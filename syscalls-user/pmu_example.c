@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libsleepy.h"
 #include "libsleepy_pmu.h"
 
 #define PROG "pmu_example"
@@ -218,6 +219,8 @@ int main(int argc, char **argv)
 
 	funcs = load_functions(&nfuncs);
 	fd = sleepy_pmu_open();
+	if (fd < 0 && errno == ENOENT && !sleepy_supported())
+		die(SLEEPY_EXIT_NO_SUPPORT, SLEEPY_NO_SUPPORT);
 	if (fd < 0)
 		die(1, "%s: %s%s", SLEEPY_PMU_DEVICE, strerror(errno),
 		    errno == ENOENT ? " (modprobe sleepy_pmu)" : "");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sample_start: start a sleepy sampling session (system call 451).
+ * sample_start: start a sleepy sampling session (system call 600).
  *
  * Quiet on success. Errors are one line, "sample_start: what: why":
  * exit 2 for usage errors, 1 when the kernel refuses.
@@ -543,7 +543,7 @@ static void refused(const char *path, const struct sample_config *cfg,
 	case EBUSY:
 		die(1, "a sampling session is already active");
 	case ENOSYS:
-		die(1, "kernel has no sleepy support");
+		die(SLEEPY_EXIT_NO_SUPPORT, SLEEPY_NO_SUPPORT);
 	case EPERM:
 		if (sleepy_locked_down())
 			die(1, "%s: %s (" SLEEPY_LOCKDOWN_WHY ")", path,

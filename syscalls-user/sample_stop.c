@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sample_stop: stop the sleepy sampling session (system call 452) and print
+ * sample_stop: stop the sleepy sampling session (system call 601) and print
  * its statistics, as an aligned table or (--json) a JSON object.
  *
  * Exit status: 0 clean; 1 when there was nothing to stop, the call failed,
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 		case EINVAL:
 			die(1, "no sampling session is active");
 		case ENOSYS:
-			die(1, "kernel has no sleepy support");
+			die(SLEEPY_EXIT_NO_SUPPORT, SLEEPY_NO_SUPPORT);
 		case EPERM:
 			die(1, "stopping the session: %s (needs CAP_SYS_ADMIN "
 			    "or CAP_PERFMON)", strerror(EPERM));

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "libsleepy.h"
 #include "libsleepy_pmu.h"
 
 #define PROG "sleepy_pmu"
@@ -78,13 +79,24 @@ static uint64_t number(const char *opt, const char *s, uint64_t max)
 	return v;
 }
 
+/*
+ * path, the module's, is missing: the module is not loaded, or the kernel
+ * has no sleepy at all.
+ */
+__attribute__((noreturn))
+static void die_missing(const char *path, const char *why)
+{
+	if (!sleepy_supported())
+		die(SLEEPY_EXIT_NO_SUPPORT, SLEEPY_NO_SUPPORT);
+	die(1, "%s: %s (modprobe sleepy_pmu)", path, why);
+}
+
 static int open_device(void)
 {
 	int fd = sleepy_pmu_open();
 
 	if (fd < 0 && errno == ENOENT)
-		die(1, "%s: no such device (modprobe sleepy_pmu)",
-		    SLEEPY_PMU_DEVICE);
+		die_missing(SLEEPY_PMU_DEVICE, "no such device");
 	if (fd < 0)
 		die(1, "%s: %s", SLEEPY_PMU_DEVICE, strerror(errno));
 	return fd;
@@ -306,9 +318,10 @@ static int cmd_stats(void)
 	char buf[4096];
 	size_t n;
 
+	if (!f && errno == ENOENT)
+		die_missing(STATS_PATH, strerror(ENOENT));
 	if (!f)
-		die(1, "%s: %s%s", STATS_PATH, strerror(errno),
-		    errno == ENOENT ? " (modprobe sleepy_pmu)" : "");
+		die(1, "%s: %s", STATS_PATH, strerror(errno));
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		fwrite(buf, 1, n, stdout);
 	fclose(f);

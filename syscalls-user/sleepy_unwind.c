@@ -20,6 +20,7 @@
 
 #define PROG "sleepy_unwind"
 #include "die.h"
+#include "libsleepy.h"
 #include "unwind_serve.h"
 #include "unwind_table.h"
 
@@ -108,10 +109,13 @@ static int cmd_serve(void)
 	struct uw_serve_counts c = { 0 };
 	char buf[4096];
 
-	if (uw_serve(uw_cache_dir(buf, sizeof(buf)), stderr, &c))
+	if (uw_serve(uw_cache_dir(buf, sizeof(buf)), stderr, &c)) {
+		if (errno == ENOSYS)
+			die(SLEEPY_EXIT_NO_SUPPORT, SLEEPY_NO_SUPPORT);
 		die(1, "%s", errno == ESRCH ?
 		    "no session with unwind tables is running" :
 		    strerror(errno));
+	}
 	printf("tables loaded %lu (from the cache %lu), unreadable %lu, "
 	       "without CFI %lu, refused %lu\n", c.loaded, c.cached,
 	       c.unreadable, c.no_cfi, c.refused);

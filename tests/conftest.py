@@ -42,6 +42,9 @@ BUILD_SH = TOP / "build.sh"
 # The uapi headers the programs build against (they come from the patch
 # series, not from a kernel build).
 UAPI = BUILD / "uapi"
+# libsleepy.h's SLEEPY_EXIT_NO_SUPPORT, as usage.md documents it: every
+# tool's status on a kernel without sleepy.
+NO_SUPPORT_STATUS = 69
 # What ./build.sh user built: the programs the VM runs (its /usr/bin) and
 # their host builds. Only VM tests use these; host tests build their own.
 GUEST_BIN = BUILD / "user" / "guest"

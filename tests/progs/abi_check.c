@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * abi_check: a test program. Calls sample_start() and sample_stop() the
- * raw way with bad arguments and sizes and prints one "case: errno-name"
+ * raw way with bad arguments and sizes (and the calls by the numbers they
+ * had before) and prints one "case: errno-name"
  * line per call, for the test suite to compare with what the ABI
  * promises. A case that checks more than the return value (what
  * sample_stop wrote) prints what it found wrong instead of OK. Sessions
@@ -207,6 +208,20 @@ static void stop_sizes(void)
 	       st->dropped_max_size ? "BAD-ACCOUNTING" : "OK");
 }
 
+/*
+ * The numbers the calls had before (451 to 454), as a binary built against
+ * them makes the calls: nothing answers them here (ENOSYS), and no session
+ * starts (the stop after them finds none).
+ */
+static void old_numbers(void)
+{
+	CHECK("old-451-sample_start", syscall(451, path, NULL, (size_t)0));
+	CHECK("old-452-sample_stop", syscall(452, NULL, (size_t)0));
+	CHECK("old-453-sleepy_lstack", syscall(453, NULL, (size_t)0, 0));
+	CHECK("old-454-sleepy_unwind", syscall(454, ~0u, -1, NULL, (size_t)0));
+	CHECK("stop-after-old-numbers", stop_raw(NULL, 0));
+}
+
 int main(int argc, char **argv)
 {
 	char file[PAGE + 32];
@@ -226,6 +241,7 @@ int main(int argc, char **argv)
 
 	sleepy_stats_init(&st);
 	CHECK("stop-without-start", sleepy_sample_stop(&st));
+	old_numbers();
 	start_errors(unmapped);
 	start_sizes();
 	callchain_cases();

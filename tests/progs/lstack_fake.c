@@ -5,15 +5,15 @@
  * it replaces libc's syscall(), so it reaches dynamically linked programs
  * only.
  *
- *   sleepy_lstack (453)  the rules of the spec (Documentation/usage.md,
+ *   sleepy_lstack (602)  the rules of the spec (Documentation/usage.md,
  *                        "The ABI"): one registration a thread, EINVAL,
  *                        EFAULT (an unmapped page or a kernel address)
  *                        and EBUSY; a fork child and a new thread start
  *                        unregistered, and so does an exec'd image.
- *   sample_start (451)   writes the session file's header, whose start
+ *   sample_start (600)   writes the session file's header, whose start
  *                        time picks the names files the stop copies, and,
  *                        if FAKE_LOG names a file, "flags N" there.
- *   sample_stop (452)    zero statistics.
+ *   sample_stop (601)    zero statistics.
  * Any other call fails with ENOSYS.
  */
 #define _GNU_SOURCE

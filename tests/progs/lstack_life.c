@@ -34,7 +34,7 @@ static const char usage_text[] =
 	"usage: lstack_life [--storm N] [--no-exec]\n"
 	"\n"
 	"Checks the registration of logical stacks (sleepy_lstack, system\n"
-	"call 453): its errors (EFAULT, EINVAL, EBUSY), a new thread and a\n"
+	"call 602): its errors (EFAULT, EINVAL, EBUSY), a new thread and a\n"
 	"fork child starting unregistered, N threads that register and exit\n"
 	"(default 2000; half of them unregister first), and an exec from a\n"
 	"registered thread dropping the registration. One line a check,\n"
