@@ -42,6 +42,13 @@ pytestmark = pytest.mark.vm
 # CPU time (measured: 9.4% of the samples against 13.2%): a bias of tick
 # sampling itself, which a deterministic clock makes systematic.
 SERVER_OPTS = "--threads 2 --requests 300"
+# The on-CPU shares are checked on one worker: with two, a worker woken
+# while the other runs still waits for the next tick often enough that
+# scan, the frame about 1 ms into a request, got 2.3 to 3.1 points more
+# than its CPU time in four runs (2026-11-29; one CI run past the 3-point
+# bound). With one worker, nothing waits for the CPU: within 1.2 points in
+# three runs. Twice the requests keep about 1,300 samples.
+SHARES_OPTS = "--threads 1 --requests 600"
 
 SERVER_SCRIPT = r"""
 # Translate the programs' code once before the measured runs (TCG).
@@ -54,6 +61,11 @@ cp /var/log/server.slp /var/log/server.slp.lstack-*.names $S/ || exit 11
 parse --tree lstack --format json /var/log/server.slp > $S/server.json || exit 12
 parse --tree lstack --lstack-args --format json /var/log/server.slp \
     > $S/server-args.json || exit 13
+EOF
+scenario shares <<'EOF'
+sample_start -o /var/log/shares.slp --lstack -- \
+    lstack_server """ + SHARES_OPTS + r""" > $S/shares.out 2> $S/shares.err || exit 10
+cp /var/log/shares.slp $S/ || exit 11
 EOF
 
 # Call chains and logical stacks together: the machine stack above the
@@ -144,8 +156,8 @@ def server_truth(path):
     return rows, head
 
 
-def server_session(share):
-    s = sleepyread.read(share / "server.slp")
+def server_session(share, name="server"):
+    s = sleepyread.read(share / f"{name}.slp")
     (app,) = s.by_name("lstack_server")
     return s, app["appid"]
 
@@ -177,10 +189,11 @@ def test_server_registered_every_worker(server_vm):
 def test_server_on_cpu_shares_match_its_own_clock(server_vm):
     """Each frame's share of the workers' on-CPU samples (self: the top
     frame; all modes, since a frame's system calls are its own) is its
-    share of their CPU time by the server's own clock, within 3 points."""
-    scenario_ok(server_vm, "server")
-    rows, head = server_truth(server_vm / "server.out")
-    s, appid = server_session(server_vm)
+    share of their CPU time by the server's own clock, within 3 points
+    (SHARES_OPTS: one worker)."""
+    scenario_ok(server_vm, "shares")
+    rows, head = server_truth(server_vm / "shares.out")
+    s, appid = server_session(server_vm, "shares")
     ids = {r["id"]: f for (f, _), r in rows.items()}
     counts = Counter(top_id(x["lstack"]) for x in s.samples
                      if x["appid"] == appid and x["lstack"] is not None)
