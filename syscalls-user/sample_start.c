@@ -3,7 +3,8 @@
  * sample_start: start a sleepy sampling session (system call 600).
  *
  * Quiet on success. Errors are one line, "sample_start: what: why":
- * exit 2 for usage errors, 1 when the kernel refuses.
+ * exit 2 for usage errors, 1 when the kernel refuses, 69 when it has no
+ * sleepy.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -112,10 +113,11 @@ static const char usage_text[] =
 	"tables together may take at most 1/%u of the machine's memory, and are\n"
 	"charged to your memory cgroup. Needs CAP_SYS_ADMIN or CAP_PERFMON,\n"
 	"and a kernel not locked down for confidentiality.\n"
-	"Exit status: 0 started, 1 the kernel refused, 2 usage. With CMD: CMD's\n"
-	"(128 + N if signal N killed it, 127 if it was not found, 126 if it\n"
-	"could not be run), or 1 if the session could not be stopped, lost\n"
-	"samples to write errors or does not account for every sample.\n";
+	"Exit status: 0 started, 1 the kernel refused, 2 usage, 69 a kernel\n"
+	"without sleepy. With CMD: CMD's (128 + N if signal N killed it, 127 if\n"
+	"it was not found, 126 if it could not be run), or 1 if the session\n"
+	"could not be stopped, lost samples to write errors or does not account\n"
+	"for every sample.\n";
 
 static void usage(void)
 {
@@ -530,7 +532,10 @@ static void save_kallsyms(const char *path, const struct kallsyms_text *k)
 	free(out);
 }
 
-/* The kernel refused the session: one line on why, and exit 1. */
+/*
+ * The kernel refused the session: one line on why, and exit 1 (69 if it
+ * has no sleepy).
+ */
 static void refused(const char *path, const struct sample_config *cfg,
 		    __u32 buffers, __u32 size)
 {

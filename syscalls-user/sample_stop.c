@@ -5,7 +5,8 @@
  *
  * Exit status: 0 clean; 1 when there was nothing to stop, the call failed,
  * the session had write errors or its sample accounting does not add up
- * (the statistics are printed first in the last two cases); 2 usage.
+ * (the statistics are printed first in the last two cases); 2 usage; 69
+ * a kernel without sleepy.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,7 +43,7 @@ static const char usage_text[] =
 	"says whether that accounting is exact. The session file holds each\n"
 	"CPU's own figures (parse shows them). Exit status: 0 stopped; 1 no\n"
 	"session was active, the call failed, the session had write errors or\n"
-	"the accounting does not add up; 2 usage.\n";
+	"the accounting does not add up; 2 usage; 69 a kernel without sleepy.\n";
 
 /* The perf maps and lstack names of the session's processes, next to its
  * file. */

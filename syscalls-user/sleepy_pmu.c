@@ -54,7 +54,8 @@ static const char usage_text[] =
 	"  unregister-all  drop every registration (root)\n"
 	"  -h, --help      this text\n"
 	"\n"
-	"Exit status: 0 done, 1 the kernel refused, 2 usage.\n";
+	"Exit status: 0 done, 1 the kernel refused, 2 usage, 69 a kernel\n"
+	"without sleepy.\n";
 
 static void usage(void)
 {
