@@ -65,10 +65,10 @@ def host(user_build, numbers):
     ("pmu_example", []),
 ])
 def test_each_tool_says_the_kernel_has_no_sleepy(host, tmp_path, prog, args):
+    env = {**os.environ, "SLEEPY_UNWIND_CACHE": str(tmp_path)}
     r = subprocess.run([str(host / prog), *(a.format(tmp=tmp_path)
                                             for a in args)],
-                       capture_output=True, text=True, timeout=60,
-                       env={**os.environ, "SLEEPY_UNWIND_CACHE": str(tmp_path)})
+                       capture_output=True, text=True, timeout=60, env=env)
     assert (r.returncode, r.stderr, r.stdout) == (
         NO_SUPPORT_STATUS, f"{prog}: this kernel has no sleepy support\n",
         ""), r
