@@ -186,6 +186,22 @@ static uint64_t number(const char *opt, const char *s)
 	return v;
 }
 
+/*
+ * The device, or one line on why not: a kernel without sleepy, the module
+ * not loaded, or another error.
+ */
+static int open_device(void)
+{
+	int fd = sleepy_pmu_open();
+
+	if (fd < 0 && errno == ENOENT && !sleepy_supported())
+		die(SLEEPY_EXIT_NO_SUPPORT, SLEEPY_NO_SUPPORT);
+	if (fd < 0)
+		die(1, "%s: %s%s", SLEEPY_PMU_DEVICE, strerror(errno),
+		    errno == ENOENT ? " (modprobe sleepy_pmu)" : "");
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	struct sleepy_pmu_ring ring;
@@ -218,12 +234,7 @@ int main(int argc, char **argv)
 	}
 
 	funcs = load_functions(&nfuncs);
-	fd = sleepy_pmu_open();
-	if (fd < 0 && errno == ENOENT && !sleepy_supported())
-		die(SLEEPY_EXIT_NO_SUPPORT, SLEEPY_NO_SUPPORT);
-	if (fd < 0)
-		die(1, "%s: %s%s", SLEEPY_PMU_DEVICE, strerror(errno),
-		    errno == ENOENT ? " (modprobe sleepy_pmu)" : "");
+	fd = open_device();
 	if (sleepy_pmu_ring_init(&ring, 1 << 16))
 		die(1, "ring: %s", strerror(errno));
 	if (threshold && sleepy_pmu_configure(fd, 0, SLEEPY_PMU_SOURCE_SOFTWARE,
