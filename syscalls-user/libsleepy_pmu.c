@@ -11,11 +11,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "libsleepy.h"
 #include "libsleepy_pmu.h"
 
 _Static_assert(ATOMIC_POINTER_LOCK_FREE == 2 && ATOMIC_LLONG_LOCK_FREE == 2,
@@ -43,6 +45,17 @@ static struct sleepy_pmu_ring *_Atomic handler_ring;
 int sleepy_pmu_open(void)
 {
 	return open(SLEEPY_PMU_DEVICE, O_RDWR | O_CLOEXEC);
+}
+
+int sleepy_pmu_open_error(int err, char *buf, size_t len)
+{
+	if (err == ENOENT && !sleepy_supported()) {
+		snprintf(buf, len, "%s", SLEEPY_NO_SUPPORT);
+		return SLEEPY_EXIT_NO_SUPPORT;
+	}
+	snprintf(buf, len, "%s: %s%s", SLEEPY_PMU_DEVICE, strerror(err),
+		 err == ENOENT ? " (modprobe sleepy_pmu)" : "");
+	return 1;
 }
 
 int sleepy_pmu_ring_init(struct sleepy_pmu_ring *ring, size_t capacity)

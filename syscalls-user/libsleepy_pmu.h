@@ -49,6 +49,14 @@ struct sleepy_pmu_ring {
 /* Open /dev/sleepy_pmu: a descriptor, or -1. */
 int sleepy_pmu_open(void);
 
+/*
+ * Why sleepy_pmu_open() failed with errno err, in one line into buf (len
+ * bytes): a kernel without sleepy, the module not loaded, or another
+ * error. Returns the exit status for it: SLEEPY_EXIT_NO_SUPPORT for the
+ * first, else 1.
+ */
+int sleepy_pmu_open_error(int err, char *buf, size_t len);
+
 /* capacity: a power of two >= 2. Not from a signal handler. */
 int sleepy_pmu_ring_init(struct sleepy_pmu_ring *ring, size_t capacity);
 void sleepy_pmu_ring_free(struct sleepy_pmu_ring *ring);

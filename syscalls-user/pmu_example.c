@@ -186,19 +186,14 @@ static uint64_t number(const char *opt, const char *s)
 	return v;
 }
 
-/*
- * The device, or one line on why not: a kernel without sleepy, the module
- * not loaded, or another error.
- */
+/* The device, or one line on why not (sleepy_pmu_open_error()). */
 static int open_device(void)
 {
 	int fd = sleepy_pmu_open();
+	char why[256];
 
-	if (fd < 0 && errno == ENOENT && !sleepy_supported())
-		die(SLEEPY_EXIT_NO_SUPPORT, SLEEPY_NO_SUPPORT);
 	if (fd < 0)
-		die(1, "%s: %s%s", SLEEPY_PMU_DEVICE, strerror(errno),
-		    errno == ENOENT ? " (modprobe sleepy_pmu)" : "");
+		die(sleepy_pmu_open_error(errno, why, sizeof(why)), "%s", why);
 	return fd;
 }
 

@@ -95,11 +95,10 @@ static void die_missing(const char *path, const char *why)
 static int open_device(void)
 {
 	int fd = sleepy_pmu_open();
+	char why[256];
 
-	if (fd < 0 && errno == ENOENT)
-		die_missing(SLEEPY_PMU_DEVICE, "no such device");
 	if (fd < 0)
-		die(1, "%s: %s", SLEEPY_PMU_DEVICE, strerror(errno));
+		die(sleepy_pmu_open_error(errno, why, sizeof(why)), "%s", why);
 	return fd;
 }
 
